@@ -1,0 +1,160 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { configSchema, type ParsedConfig } from './schema.js';
+import { BUILTIN_LOCAL_MODELS, BUILTIN_LOCAL_PROVIDER, BUILTIN_PLANS, DEFAULT_MESSAGE_TIER_MODEL, LOCAL_PROVIDER_ID } from './defaults.js';
+
+/** One problem in a config file, located by its JSON path (`$.providers.openai.base_url`). */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+export interface Config extends ParsedConfig {
+  /** Absolute path of the file this came from; null for the built-in defaults. */
+  source: string | null;
+  message_tiers: { opus: string; sonnet: string; haiku: string };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string | null,
+    readonly issues: ConfigIssue[],
+  ) {
+    super(`${source ?? 'config'} has ${issues.length} problem${issues.length === 1 ? '' : 's'}:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function formatJsonPath(segments: ReadonlyArray<PropertyKey>): string {
+  let result = '$';
+  for (const segment of segments) {
+    if (typeof segment === 'number') result += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) result += `.${segment}`;
+    else result += `[${JSON.stringify(String(segment))}]`;
+  }
+  return result;
+}
+
+/** Picks the config file: explicit flag/env path wins, else ./igw.config.json when present, else none. */
+export async function resolveConfigPath(explicit: string | undefined, cwd: string): Promise<string | null> {
+  if (explicit !== undefined && explicit !== '') return path.resolve(cwd, explicit);
+  const candidate = path.join(cwd, 'igw.config.json');
+  try {
+    await readFile(candidate, { flag: 'r' });
+    return candidate;
+  } catch {
+    return null;
+  }
+}
+
+/** Replaces "${NAME}" in every string with the environment variable; a missing one is an issue. */
+export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, issues: ConfigIssue[], at: PropertyKey[] = []): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      const found = env[name];
+      if (found === undefined) {
+        issues.push({ path: formatJsonPath(at), message: `environment variable ${name} is not set (export it, or remove the reference)` });
+        return '';
+      }
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, issues, [...at, index]));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, issues, [...at, key])]));
+  }
+  return value;
+}
+
+/** Validates raw JSON-with-comments text and returns a full config, or throws ConfigError with every issue. */
+export function parseConfigText(text: string, source: string | null, env: NodeJS.ProcessEnv): Config {
+  const parseErrors: ParseError[] = [];
+  const raw: unknown = parseJsonc(text, parseErrors, { allowTrailingComma: true, disallowComments: false });
+  if (parseErrors.length > 0) {
+    throw new ConfigError(
+      source,
+      parseErrors.map((error) => ({ path: `${lineAndColumn(text, error.offset)}`, message: `not valid JSON (${printParseErrorCode(error.error)})` })),
+    );
+  }
+  return buildConfig(raw ?? {}, source, env);
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+export function buildConfig(raw: unknown, source: string | null, env: NodeJS.ProcessEnv): Config {
+  const issues: ConfigIssue[] = [];
+  const interpolated = interpolateEnv(raw, env, issues);
+  const parsed = configSchema.safeParse(interpolated);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) issues.push({ path: formatJsonPath(issue.path), message: issue.message });
+  }
+  if (issues.length > 0 || !parsed.success) throw new ConfigError(source, issues);
+  const config = withBuiltins(parsed.data, source);
+  const crossIssues = crossCheck(config);
+  if (crossIssues.length > 0) throw new ConfigError(source, crossIssues);
+  return config;
+}
+
+function withBuiltins(parsed: ParsedConfig, source: string | null): Config {
+  const userLocal = parsed.providers[LOCAL_PROVIDER_ID];
+  const localEnabled = userLocal === undefined ? true : userLocal.enabled;
+  const providers = { [LOCAL_PROVIDER_ID]: { ...BUILTIN_LOCAL_PROVIDER, ...(userLocal ?? {}) }, ...withoutKey(parsed.providers, LOCAL_PROVIDER_ID) };
+  const models = { ...(localEnabled ? BUILTIN_LOCAL_MODELS : {}), ...parsed.models };
+  const firstChat = Object.entries(models).find(([, model]) => model.type === 'chat')?.[0] ?? DEFAULT_MESSAGE_TIER_MODEL;
+  return {
+    ...parsed,
+    source,
+    providers,
+    models,
+    plans: { ...BUILTIN_PLANS, ...parsed.plans },
+    message_tiers: parsed.message_tiers ?? { opus: firstChat, sonnet: firstChat, haiku: firstChat },
+  };
+}
+
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
+}
+
+/** Checks that names refer to things that exist (routes → providers, plans, tiers, embedding model). */
+function crossCheck(config: Config): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const [modelId, model] of Object.entries(config.models)) {
+    if (modelId.includes(':')) issues.push({ path: formatJsonPath(['models', modelId]), message: 'a model id may not contain ":" (it separates the flavor suffix)' });
+    model.routes.forEach((route, index) => {
+      const provider = config.providers[route.provider];
+      if (provider === undefined) {
+        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${route.provider}" (define it under "providers")` });
+      }
+    });
+  }
+  if (config.plans[config.default_plan] === undefined) {
+    issues.push({ path: '$.default_plan', message: `unknown plan "${config.default_plan}" (define it under "plans")` });
+  }
+  for (const [tier, modelId] of Object.entries(config.message_tiers)) {
+    if (config.models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"` });
+  }
+  const embeddingModel = config.models[config.vector_stores.embedding_model];
+  if (embeddingModel !== undefined && embeddingModel.type !== 'embeddings') {
+    issues.push({ path: '$.vector_stores.embedding_model', message: `model "${config.vector_stores.embedding_model}" is of type ${embeddingModel.type}, not embeddings` });
+  }
+  return issues;
+}
+
+/** flag > env > ./igw.config.json > built-in defaults. */
+export async function loadConfig(options: { configPath?: string | undefined; env: NodeJS.ProcessEnv; cwd: string }): Promise<Config> {
+  const explicit = options.configPath ?? options.env['IGW_CONFIG'];
+  const source = await resolveConfigPath(explicit, options.cwd);
+  if (source === null) return buildConfig({}, null, options.env);
+  let text: string;
+  try {
+    text = await readFile(source, 'utf8');
+  } catch (error) {
+    throw new ConfigError(source, [{ path: '$', message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}); check --config / IGW_CONFIG` }]);
+  }
+  return parseConfigText(text, source, options.env);
+}

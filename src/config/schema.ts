@@ -1,0 +1,156 @@
+import { z } from 'zod';
+
+/** igw.config.json (DESIGN §2). Strict everywhere so a typo is an error, not a silent default. */
+
+const nonNegative = z.number().finite().nonnegative();
+
+export const pricingSchema = z
+  .object({
+    input_cost_per_million_eur: nonNegative.optional(),
+    output_cost_per_million_eur: nonNegative.optional(),
+    cache_read_cost_per_million_eur: nonNegative.optional(),
+    image_cost_per_image_eur: nonNegative.optional(),
+    audio_cost_per_minute_eur: nonNegative.optional(),
+  })
+  .strict();
+
+export const energySchema = z
+  .object({
+    wh_per_1k_input_tokens: nonNegative.optional(),
+    wh_per_1k_output_tokens: nonNegative.optional(),
+    wh_per_image: nonNegative.optional(),
+    wh_per_audio_minute: nonNegative.optional(),
+  })
+  .strict();
+
+export const flavorSchema = z.enum(['eco', 'free', 'speed', 'batch']);
+
+export const routeSchema = z
+  .object({
+    provider: z.string().min(1),
+    upstream_model: z.string().min(1),
+    priority: z.number().int().default(1),
+    flavors: z.array(flavorSchema).default([]),
+    pricing: pricingSchema.optional(),
+    energy: energySchema.default({}),
+  })
+  .strict();
+
+export const modelTypeSchema = z.enum(['chat', 'embeddings', 'image', 'audio', 'reranker', 'guardrail']);
+
+export const capabilitiesSchema = z
+  .object({
+    streaming: z.boolean().optional(),
+    function_calling: z.boolean().optional(),
+    vision: z.boolean().optional(),
+    structured_output: z.boolean().optional(),
+    json_schema: z.boolean().optional(),
+    audio_input: z.boolean().optional(),
+    reasoning: z.boolean().optional(),
+    /** Embedding models: whether `dimensions` (truncation) is accepted. */
+    dimensions: z.boolean().optional(),
+  })
+  .strict();
+
+export const modelSchema = z
+  .object({
+    type: modelTypeSchema,
+    owned_by: z.string().default('igw'),
+    created: z.number().int().nonnegative().default(0),
+    context_length: z.number().int().positive().optional(),
+    max_output_tokens: z.number().int().positive().nullable().default(null),
+    input_modalities: z.array(z.string()).default(['text']),
+    output_modalities: z.array(z.string()).default(['text']),
+    capabilities: capabilitiesSchema.default({}),
+    reasoning_type: z.enum(['reasoning', 'non_reasoning', 'hybrid']).default('non_reasoning'),
+    reasoning_effort: z.enum(['low', 'medium', 'high']).nullable().default(null),
+    knowledge_cutoff: z.string().nullable().default(null),
+    release_date: z.string().nullable().default(null),
+    modelhub_url: z.string().nullable().default(null),
+    advanced: z.boolean().default(false),
+    /** Embedding models: native vector size. Image models: accepted sizes. */
+    dimensions: z.number().int().positive().optional(),
+    image_sizes: z.array(z.string().regex(/^\d+x\d+$/)).optional(),
+    routes: z.array(routeSchema).min(1),
+  })
+  .strict();
+
+export const providerSchema = z
+  .object({
+    kind: z.enum(['openai', 'anthropic', 'local']),
+    enabled: z.boolean().default(true),
+    base_url: z.string().url().optional(),
+    api_key: z.string().optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout_ms: z.number().int().positive().default(60_000),
+    location: z.string().min(2).default('ZZ'),
+    pue: z.number().finite().min(1).default(1.2),
+    renewable_percent: z.number().finite().min(0).max(100).default(0),
+    carbon_g_per_kwh: nonNegative.default(400),
+    water_l_per_kwh: nonNegative.default(1.8),
+  })
+  .strict()
+  .superRefine((provider, context) => {
+    if (provider.kind !== 'local' && provider.base_url === undefined) {
+      context.addIssue({ code: 'custom', path: ['base_url'], message: `base_url is required for a provider of kind "${provider.kind}"` });
+    }
+  });
+
+const balanceSchema = z.union([z.literal('unlimited'), z.string().regex(/^-?\d+(\.\d+)?$/), z.number().finite()]);
+
+export const planSchema = z
+  .object({
+    benefits: z.array(z.enum(['advanced_models', 'api_usage', 'studio_access'])).default([]),
+    requests_per_minute: z.number().int().positive().default(600),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    server: z
+      .object({
+        port: z.number().int().min(0).max(65535).default(8787),
+        host: z.string().min(1).default('127.0.0.1'),
+        cors_origins: z.array(z.string()).default([]),
+        allow_private_urls: z.boolean().default(false),
+        max_body_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+        shutdown_grace_ms: z.number().int().nonnegative().default(10_000),
+      })
+      .strict()
+      .default({ port: 8787, host: '127.0.0.1', cors_origins: [], allow_private_urls: false, max_body_bytes: 20 * 1024 * 1024, shutdown_grace_ms: 10_000 }),
+    billing: z
+      .object({
+        energy_units_per_eur: z.number().finite().positive().default(1000),
+        initial_energy: balanceSchema.default('unlimited'),
+        initial_credits: balanceSchema.default('unlimited'),
+      })
+      .strict()
+      .default({ energy_units_per_eur: 1000, initial_energy: 'unlimited', initial_credits: 'unlimited' }),
+    vector_stores: z.object({ embedding_model: z.string().default('local-embed') }).strict().default({ embedding_model: 'local-embed' }),
+    batches: z
+      .object({
+        concurrency: z.number().int().positive().default(8),
+        max_requests_per_file: z.number().int().positive().default(50_000),
+      })
+      .strict()
+      .default({ concurrency: 8, max_requests_per_file: 50_000 }),
+    default_plan: z.string().default('developer'),
+    plans: z.record(z.string(), planSchema).default({}),
+    message_tiers: z.object({ opus: z.string(), sonnet: z.string(), haiku: z.string() }).strict().optional(),
+    providers: z.record(z.string(), providerSchema).default({}),
+    models: z.record(z.string(), modelSchema).default({}),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ProviderConfig = z.output<typeof providerSchema>;
+export type ModelConfig = z.output<typeof modelSchema>;
+export type RouteConfig = z.output<typeof routeSchema>;
+export type PlanConfig = z.output<typeof planSchema>;
+export type Pricing = z.output<typeof pricingSchema>;
+export type EnergyFigures = z.output<typeof energySchema>;
+export type Flavor = z.output<typeof flavorSchema>;
+export type ModelType = z.output<typeof modelTypeSchema>;
+export type Balance = z.output<typeof balanceSchema>;

@@ -1,0 +1,69 @@
+import type { ChatChunk, ChatRequest, ChatResponse } from '../translate/chat/types.js';
+
+/** Per-call information an adapter needs besides the request itself. */
+export interface CallContext {
+  /** Aborted when the client disconnects or the gateway gives up; adapters must pass it down. */
+  signal: AbortSignal;
+  /** The provider's own model id for this route (route.upstream_model). */
+  upstreamModel: string;
+  requestId: string;
+}
+
+export interface EmbeddingsRequest {
+  input: string[];
+  dimensions?: number;
+  user?: string;
+}
+
+export interface EmbeddingsResult {
+  /** One vector per input, in input order. */
+  vectors: number[][];
+  promptTokens: number;
+}
+
+export interface RerankRequest {
+  query: string;
+  documents: string[];
+  top_n?: number;
+  max_chunks_per_doc?: number;
+}
+
+export interface RerankResult {
+  /** Sorted by relevance, best first; index refers to the original documents list. */
+  results: Array<{ index: number; relevance_score: number }>;
+  promptTokens: number;
+  searchUnits: number;
+}
+
+export interface ImageRequest {
+  prompt: string;
+  n: number;
+  size: string;
+  quality?: string;
+  style?: string;
+  seed?: number;
+  user?: string;
+  /** Model-specific parameters passed through unchanged (steps, guidance, …). */
+  extra: Record<string, unknown>;
+}
+
+export interface ImageResult {
+  images: Array<{ b64_json: string; revised_prompt?: string }>;
+}
+
+/**
+ * The seam every provider kind implements. Adapters speak only the hub (chat types) and throw
+ * GatewayError for upstream faults (classified once, raw text kept in `cause`).
+ */
+export interface ProviderAdapter {
+  readonly kind: string;
+  readonly id: string;
+  chat(request: ChatRequest, context: CallContext): Promise<ChatResponse>;
+  /** Yields hub chunks as they arrive; the last chunk carries usage when the upstream reports it. */
+  chatStream(request: ChatRequest, context: CallContext): AsyncIterable<ChatChunk>;
+  embed?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
+  rerank?(request: RerankRequest, context: CallContext): Promise<RerankResult>;
+  generateImages?(request: ImageRequest, context: CallContext): Promise<ImageResult>;
+  /** Releases pooled connections at shutdown. */
+  close?(): Promise<void>;
+}
