@@ -1,0 +1,22 @@
+import type { RateLimiter } from '../auth/rate-limit.js';
+import type { Ledger } from '../billing/ledger.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config/load.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from '../util/clock.js';
+import type { IdGenerator } from '../util/ids.js';
+import type { Logger } from '../util/logger.js';
+
+/** Everything an endpoint may use, built once by the composition root (app/gateway.ts). */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  catalog: Catalog;
+  providers: ProviderRegistry;
+  ledger: Ledger;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+}

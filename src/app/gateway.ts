@@ -1,0 +1,80 @@
+import { RateLimiter } from '../auth/rate-limit.js';
+import { Ledger } from '../billing/ledger.js';
+import { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config/load.js';
+import { adminOperations } from '../control/admin-operations.js';
+import { controlSocketPath } from '../control/socket-path.js';
+import { startControlServer } from '../control/socket-server.js';
+import { startHttpServer } from '../http/server.js';
+import { ROUTES } from '../http/routes.js';
+import { ProviderRegistry } from '../providers/registry.js';
+import { ensureDataDir } from '../store/db.js';
+import { acquireLock } from '../store/lock.js';
+import { openStore } from '../store/store.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { randomIds, type IdGenerator } from '../util/ids.js';
+import { createJsonLogger, type Logger } from '../util/logger.js';
+import type { AppContext } from './context.js';
+
+export interface GatewayOptions {
+  dataDir: string;
+  config: Config;
+  /** Overrides config.server.port / host (0 = any free port). */
+  port?: number;
+  host?: string;
+  logger?: Logger;
+  clock?: Clock;
+  ids?: IdGenerator;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  host: string;
+  app: AppContext;
+  /** Graceful stop: refuse new work, finish in-flight requests (bounded), flush state, release the lock. */
+  close(): Promise<void>;
+}
+
+/** Composition root: builds store, providers, routing, billing and the HTTP server from a Config. */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const logger = options.logger ?? createJsonLogger();
+  await ensureDataDir(options.dataDir);
+  const lock = await acquireLock(options.dataDir, 'igw serve');
+  const cleanups: Array<() => Promise<void>> = [() => lock.release()];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => logger.error('shutdown step failed', { error: String(error) }));
+  };
+  try {
+    const store = await openStore(options.dataDir);
+    cleanups.push(() => store.close());
+    const providers = new ProviderRegistry(options.config);
+    cleanups.push(() => providers.close());
+    const app: AppContext = {
+      config: options.config,
+      store,
+      catalog: new Catalog(options.config),
+      providers,
+      ledger: new Ledger(options.config, store.accounts),
+      rateLimiter: new RateLimiter(),
+      clock: options.clock ?? systemClock,
+      ids: options.ids ?? randomIds,
+      logger,
+    };
+    const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
+    cleanups.push(() => control.close());
+    const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
+    cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
+    let closing: Promise<void> | undefined;
+    return {
+      url: http.url,
+      port: http.port,
+      host: http.host,
+      app,
+      close: () => (closing ??= cleanUp()),
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import { GatewayError } from '../errors/gateway-error.js';
+
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+/** OpenAI-style duration for x-ratelimit-reset-requests ("1s", "6m0s", "250ms"). */
+export function formatResetDuration(milliseconds: number): string {
+  if (milliseconds < 1000) return `${Math.max(0, Math.ceil(milliseconds))}ms`;
+  const seconds = Math.ceil(milliseconds / 1000);
+  const minutes = Math.floor(seconds / 60);
+  return minutes === 0 ? `${seconds}s` : `${minutes}m${seconds % 60}s`;
+}
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit-requests': String(state.limit),
+    'x-ratelimit-remaining-requests': String(state.remaining),
+    'x-ratelimit-reset-requests': formatResetDuration(state.resetMs),
+  };
+}
+
+interface Window {
+  startedAt: number;
+  count: number;
+}
+
+/**
+ * Per-key requests per minute (DESIGN §5): a fixed one-minute window per key, in memory.
+ * Over the limit → AUTH_1028 with Retry-After (whole seconds until the window resets).
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private readonly windowMs = 60_000;
+
+  take(keyId: string, limit: number, nowMs: number): RateLimitState {
+    let window = this.windows.get(keyId);
+    if (window === undefined || nowMs - window.startedAt >= this.windowMs) {
+      window = { startedAt: nowMs, count: 0 };
+      this.windows.set(keyId, window);
+      if (this.windows.size > 10_000) this.sweep(nowMs);
+    }
+    const resetMs = window.startedAt + this.windowMs - nowMs;
+    if (window.count >= limit) {
+      const state = { limit, remaining: 0, resetMs };
+      throw new GatewayError('AUTH_1028', `Rate limit of ${limit} requests per minute reached for this key; retry in ${Math.ceil(resetMs / 1000)}s.`, { limit }, {
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(resetMs / 1000))), ...rateLimitHeaders(state) },
+      });
+    }
+    window.count += 1;
+    return { limit, remaining: limit - window.count, resetMs };
+  }
+
+  private sweep(nowMs: number): void {
+    for (const [key, window] of this.windows) if (nowMs - window.startedAt >= this.windowMs) this.windows.delete(key);
+  }
+}

@@ -1,0 +1,31 @@
+import { Decimal } from 'decimal.js';
+
+/**
+ * Exact decimal money. Binary floats never hold an amount: config numbers are converted through
+ * their shortest decimal string (0.14 → "0.14"), which is exactly what the user wrote.
+ */
+export type Amount = Decimal;
+export type Balance = Decimal | 'unlimited';
+
+export const ZERO = new Decimal(0);
+
+export function toDecimal(value: string | number | Decimal): Decimal {
+  if (value instanceof Decimal) return value;
+  return new Decimal(typeof value === 'number' ? String(value) : value);
+}
+
+export function parseBalance(value: string | number): Balance {
+  return value === 'unlimited' ? 'unlimited' : toDecimal(value);
+}
+
+export function formatBalance(balance: Balance): string {
+  return balance === 'unlimited' ? 'unlimited' : formatDecimal(balance);
+}
+
+/** Plain notation, no exponent, no trailing zeros; at most 12 decimal places (sub-nano-EUR noise dropped). */
+export function formatDecimal(value: Decimal): string {
+  const rounded = value.toDecimalPlaces(12, Decimal.ROUND_HALF_EVEN);
+  return rounded.isZero() ? '0' : rounded.toFixed();
+}
+
+export { Decimal };

@@ -1,0 +1,41 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { UserError } from './user-error.js';
+
+export interface GlobalOptions {
+  dataDir?: string;
+  config?: string;
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/** flag > env > default (DESIGN §1). */
+export function resolveDataDir(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = options.dataDir ?? env['IGW_DATA_DIR'];
+  if (explicit !== undefined && explicit !== '') return path.resolve(explicit);
+  const xdg = env['XDG_DATA_HOME'];
+  return path.join(xdg !== undefined && xdg !== '' ? xdg : path.join(homedir(), '.local', 'share'), 'igw');
+}
+
+export function resolveBaseUrl(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string {
+  return (options.baseUrl ?? env['IGW_BASE_URL'] ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+}
+
+export function resolveApiKey(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string {
+  const key = options.apiKey ?? env['IGW_API_KEY'];
+  if (key === undefined || key === '') {
+    throw new UserError('no API key', 'pass --api-key KEY or set IGW_API_KEY (create one with: igw keys create)');
+  }
+  return key;
+}
+
+/** Loads the config or turns its problems into a user error listing each with its JSON path. */
+export async function loadCliConfig(options: GlobalOptions): Promise<Config> {
+  try {
+    return await loadConfig({ configPath: options.config, env: process.env, cwd: process.cwd() });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UserError(error.message, 'fix the config (igw config check lists every problem)');
+    throw error;
+  }
+}

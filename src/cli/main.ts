@@ -1,0 +1,52 @@
+import { Command, CommanderError } from 'commander';
+import { AdminError } from '../admin/admin-error.js';
+import { registerAccounts } from './commands/accounts.js';
+import { registerConfig } from './commands/config.js';
+import { registerKeys } from './commands/keys.js';
+import { registerModels } from './commands/models.js';
+import { registerServe } from './commands/serve.js';
+import { registerUsage } from './commands/usage.js';
+import type { GlobalOptions } from './global-options.js';
+import { UserError } from './user-error.js';
+
+/** Exit codes (README "Exit codes"): 0 ok, 1 user error, 2 bad command line, 70 internal bug. */
+export async function main(argv: string[]): Promise<void> {
+  // Everything igw writes into the data dir is private to this user (DESIGN §6: files 0600, folders 0700).
+  process.umask(0o077);
+  const program = new Command('igw')
+    .description('igw: a local, metered, OpenAI- and Anthropic-compatible inference gateway')
+    .option('--data-dir <dir>', 'data directory (env IGW_DATA_DIR; default $XDG_DATA_HOME/igw)')
+    .option('--config <file>', 'config file (env IGW_CONFIG; default ./igw.config.json when present)')
+    .option('--base-url <url>', 'gateway URL for client commands (env IGW_BASE_URL; default http://127.0.0.1:8787)')
+    .option('--api-key <key>', 'API key for client commands (env IGW_API_KEY)')
+    .showHelpAfterError('(run igw --help for usage)')
+    .exitOverride();
+  const globals = () => program.opts<GlobalOptions>();
+  registerServe(program, globals);
+  registerKeys(program, globals);
+  registerAccounts(program, globals);
+  registerModels(program, globals);
+  registerUsage(program, globals);
+  registerConfig(program, globals);
+  for (const command of program.commands) {
+    command.exitOverride();
+    for (const sub of command.commands) sub.exitOverride();
+  }
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; anything else commander refused is a command-line mistake.
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (error instanceof UserError || error instanceof AdminError) {
+      process.stderr.write(`igw: ${error.message}; ${error instanceof UserError ? error.nextStep : error.nextStep}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stderr.write(`igw: internal error (a bug; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 70;
+  }
+}

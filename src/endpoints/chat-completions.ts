@@ -1,0 +1,144 @@
+import type { Consumption } from '../billing/price.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { renderError } from '../errors/render.js';
+import type { RequestCall } from '../http/request-call.js';
+import { sendJson } from '../http/respond.js';
+import { SseWriter } from '../http/sse.js';
+import { tryRoutes } from '../routing/fallback.js';
+import { countChatPromptTokens, countTokens } from '../tokens/tokenizer.js';
+import type { ChatChunk, ChatRequest, ChatUsage } from '../translate/chat/types.js';
+import { checkChatCapabilities } from './shared/capabilities.js';
+import { meterCall } from './shared/metering.js';
+import { prepareInference } from './shared/resolve.js';
+import { parseRequest } from './validation/parse.js';
+import { chatCompletionSchema, type ChatCompletionBody } from './validation/chat-schema.js';
+
+/** Fields that steer the gateway (or that igw accepts but does not act on): never sent upstream. */
+const GATEWAY_ONLY_FIELDS = [
+  'preset',
+  'request_id',
+  'blueprint_id',
+  'blueprint_config',
+  'variables',
+  'skill_ids',
+  'skill_configs',
+  'store',
+  'metadata',
+  'service_tier',
+  'prompt_cache_key',
+  'safety_identifier',
+] as const;
+
+/** The validated body as a hub request: gateway-only fields and nulls dropped. */
+export function toHubRequest(body: ChatCompletionBody): ChatRequest {
+  const hub: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    if ((GATEWAY_ONLY_FIELDS as readonly string[]).includes(key)) continue;
+    hub[key] = value;
+  }
+  return hub as unknown as ChatRequest;
+}
+
+function consumptionOf(usage: ChatUsage): Consumption {
+  return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens, images: 0, audioMinutes: 0 };
+}
+
+/** POST /v1/chat/completions (spec "Chat completion object"; DESIGN §5 stream shape). */
+export async function handleChatCompletions(call: RequestCall): Promise<void> {
+  const body = parseRequest(chatCompletionSchema, call.body);
+  const { resolved, candidates } = prepareInference(call, body.model, ['chat']);
+  const request = toHubRequest(body);
+  checkChatCapabilities(resolved.id, resolved.model, request);
+  if (body.request_id !== undefined) call.headers['x-client-request-id'] = body.request_id;
+  call.log.stream = body.stream === true;
+  if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true);
+
+  const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
+    call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId }),
+  );
+  const metering = meterCall(call, candidate, consumptionOf(result.usage));
+  sendJson(call.response, 200, { ...result, model: resolved.requested, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, call.headers);
+}
+
+async function streamChat(call: RequestCall, request: ChatRequest, requestedModel: string, candidates: Parameters<typeof tryRoutes>[0], includeUsage: boolean): Promise<void> {
+  // The first chunk is awaited inside the route loop, so a provider that fails before sending
+  // anything still falls through to the next route; after that the stream is committed.
+  const { result: opened, candidate } = await tryRoutes(candidates, call.signal, async (route) => {
+    const iterator = call.app.providers
+      .get(route.providerId)
+      .chatStream({ ...request, stream: true }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })
+      [Symbol.asyncIterator]();
+    const first = await iterator.next();
+    return { iterator, first };
+  });
+
+  const writer = new SseWriter(call.response);
+  writer.open(call.headers);
+  let usage: ChatUsage | undefined;
+  let last: ChatChunk | undefined;
+  let streamedText = '';
+  let failure: unknown;
+  try {
+    let step = opened.first;
+    while (!step.done) {
+      const chunk = step.value;
+      last = chunk;
+      if (chunk.usage != null) usage = chunk.usage;
+      for (const choice of chunk.choices) {
+        streamedText += choice.delta.content ?? '';
+        for (const toolCall of choice.delta.tool_calls ?? []) streamedText += toolCall.function?.arguments ?? '';
+      }
+      // Usage goes out once, on the final chunk the client asked for; usage-only chunks are held back.
+      if (chunk.choices.length > 0) {
+        const { usage: _usage, ...rest } = chunk;
+        await writer.send({ ...rest, model: requestedModel });
+      }
+      if (call.signal.aborted) break;
+      step = await opened.iterator.next();
+    }
+  } catch (error) {
+    failure = error;
+  }
+
+  if (usage === undefined) {
+    // The upstream did not report usage (some servers ignore include_usage): count it ourselves.
+    usage = {
+      prompt_tokens: countChatPromptTokens(request.messages),
+      completion_tokens: countTokens(streamedText),
+      total_tokens: 0,
+      cached_tokens: 0,
+      reasoning_tokens: 0,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    };
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+  }
+  const metering = meterCall(call, candidate, consumptionOf(usage));
+
+  if (failure !== undefined || call.signal.aborted) {
+    if (failure !== undefined && !call.signal.aborted) {
+      const error = isGatewayError(failure) ? failure : new GatewayError('INFERENCE_3105', 'The provider stream failed.', undefined, { cause: failure });
+      call.log.error_code = error.code;
+      if (!isGatewayError(failure)) call.app.logger.error('stream failed', { request_id: call.requestId, error: String(failure) });
+      await writer.send(renderError(error).body);
+    }
+    writer.close();
+    return;
+  }
+  if (includeUsage) {
+    await writer.send({
+      id: last?.id ?? `chatcmpl-${call.requestId}`,
+      object: 'chat.completion.chunk',
+      created: last?.created ?? Math.floor(call.app.clock.now() / 1000),
+      model: requestedModel,
+      system_fingerprint: last?.system_fingerprint ?? null,
+      choices: [],
+      usage,
+      environment_impact: metering.environment_impact,
+      billing_cost: metering.billing_cost,
+    });
+  }
+  await writer.send('[DONE]');
+  writer.close();
+}

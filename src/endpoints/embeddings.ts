@@ -1,0 +1,82 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestCall } from '../http/request-call.js';
+import { sendJson } from '../http/respond.js';
+import { tryRoutes } from '../routing/fallback.js';
+import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
+import { meterCall } from './shared/metering.js';
+import { prepareInference } from './shared/resolve.js';
+import { embeddingsSchema } from './validation/embeddings-schema.js';
+import { parseRequest } from './validation/parse.js';
+
+/** Input as texts: strings stay, token arrays are decoded with the gateway's tokenizer. */
+function inputTexts(input: string | string[] | number[] | number[][]): string[] {
+  if (typeof input === 'string') return [input];
+  if (input.length === 0) return [];
+  if (typeof input[0] === 'number') return [decodeTokens(input as number[])];
+  if (Array.isArray(input[0])) return (input as number[][]).map((tokens) => decodeTokens(tokens));
+  return input as string[];
+}
+
+/** Little-endian float32 bytes, base64 (what the official SDKs decode for encoding_format=base64). */
+export function encodeBase64Vector(vector: readonly number[]): string {
+  const buffer = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, index) => buffer.writeFloatLE(value, index * 4));
+  return buffer.toString('base64');
+}
+
+/** POST /v1/embeddings (spec "Embedding list"); price routing by default, :speed / preset quality override. */
+export async function handleEmbeddings(call: RequestCall): Promise<void> {
+  const body = parseRequest(embeddingsSchema, call.body);
+  const texts = inputTexts(body.input);
+  if (texts.length === 0 || texts.some((text) => text === '')) {
+    throw new GatewayError('VALIDATION_4005', 'input must not be empty: send a non-empty string or a non-empty array of non-empty strings.', { field: 'input' });
+  }
+  const order = body.preset === 'quality' ? 'priority' : 'price';
+  const { resolved, candidates } = prepareInference(call, body.model, ['embeddings'], order);
+  const model = resolved.model;
+  if (body.dimensions !== undefined) {
+    if (model.capabilities.dimensions !== true) {
+      throw new GatewayError('VALIDATION_4005', `Model "${resolved.id}" does not support "dimensions" (no truncation); leave it out.`, { field: 'dimensions' });
+    }
+    if (model.dimensions !== undefined && body.dimensions > model.dimensions) {
+      throw new GatewayError('VALIDATION_4005', `dimensions must be between 1 and ${model.dimensions} for "${resolved.id}".`, { field: 'dimensions' });
+    }
+  }
+  if (model.context_length !== undefined) {
+    texts.forEach((text, index) => {
+      // Cheap bound first (a token is at least one byte); tokenize only when it might not fit.
+      if (Buffer.byteLength(text) <= model.context_length!) return;
+      const tokens = countTokens(text);
+      if (tokens > model.context_length!) {
+        throw new GatewayError('INFERENCE_3207', `input[${index}] has ${tokens} tokens; "${resolved.id}" takes at most ${model.context_length}.`, {
+          context_length: model.context_length,
+          input_tokens: tokens,
+          index,
+        });
+      }
+    });
+  }
+  const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
+    const adapter = call.app.providers.get(route.providerId);
+    if (adapter.embed === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not serve embeddings.`);
+    return adapter.embed(
+      { input: texts, ...(body.dimensions === undefined ? {} : { dimensions: body.dimensions }), ...(body.user === undefined ? {} : { user: body.user }) },
+      { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+    );
+  });
+  const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
+  const base64 = body.encoding_format === 'base64';
+  sendJson(
+    call.response,
+    200,
+    {
+      object: 'list',
+      data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })),
+      model: resolved.requested,
+      usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
+      environment_impact: metering.environment_impact,
+      billing_cost: metering.billing_cost,
+    },
+    call.headers,
+  );
+}

@@ -1,0 +1,27 @@
+import { handleChatCompletions } from '../endpoints/chat-completions.js';
+import { handleEmbeddings } from '../endpoints/embeddings.js';
+import { handleImageGenerations } from '../endpoints/images.js';
+import { handleListModels, handleRetrieveModel } from '../endpoints/models.js';
+import { handleRerank } from '../endpoints/rerank.js';
+import type { ErrorDialect } from '../errors/render.js';
+import type { EndpointHandler } from './request-call.js';
+
+/** One row per endpoint: THE route table (ARCHITECTURE "http/routes.ts"). */
+export interface GatewayRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  /** Required scope (alternatives allowed); null = any valid key. */
+  scope: string | readonly string[] | null;
+  body: 'json' | 'none';
+  dialect: ErrorDialect;
+  handler: EndpointHandler;
+}
+
+export const ROUTES: readonly GatewayRoute[] = [
+  { method: 'POST', path: '/v1/chat/completions', scope: 'inference.chat', body: 'json', dialect: 'gateway', handler: handleChatCompletions },
+  { method: 'POST', path: '/v1/embeddings', scope: 'inference.embeddings', body: 'json', dialect: 'gateway', handler: handleEmbeddings },
+  { method: 'POST', path: '/v1/rerank', scope: 'inference.rerank', body: 'json', dialect: 'gateway', handler: handleRerank },
+  { method: 'POST', path: '/v1/images/generations', scope: 'inference.images', body: 'json', dialect: 'gateway', handler: handleImageGenerations },
+  { method: 'GET', path: '/v1/models', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleListModels },
+  { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
+];

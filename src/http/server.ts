@@ -1,0 +1,173 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { AppContext } from '../app/context.js';
+import { authenticate } from '../auth/authenticate.js';
+import { rateLimitHeaders } from '../auth/rate-limit.js';
+import { requireScope } from '../auth/scopes.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { renderError, type ErrorDialect } from '../errors/render.js';
+import { BodyTooLargeError, readJsonBody } from './body.js';
+import { checkHost, corsHeaders } from './guards.js';
+import type { CallLog, RequestCall } from './request-call.js';
+import { sendJson } from './respond.js';
+import { Router } from './router.js';
+import type { GatewayRoute } from './routes.js';
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  port: number;
+  host: string;
+  /** Stop accepting, let in-flight requests finish (bounded), then close every socket. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** node:http server over the route table: guards, routing, auth, scopes, rate limits, body, errors, request log. */
+export async function startHttpServer(app: AppContext, routes: readonly GatewayRoute[], port: number, host: string): Promise<RunningServer> {
+  const router = new Router(routes);
+  const sockets = new Set<Socket>();
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | null = null;
+
+  const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    inFlight += 1;
+    response.once('close', () => {
+      inFlight -= 1;
+      if (draining && inFlight === 0) drained?.();
+    });
+    void handle(request, response);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const startedAt = app.clock.now();
+    const requestId = app.ids.next('req_');
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    let dialect: ErrorDialect = 'gateway';
+    let call: RequestCall | undefined;
+    let routePath: string | null = null;
+    const log: CallLog = {};
+    try {
+      checkHost(request, host);
+      Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
+      const url = new URL(request.url ?? '/', 'http://gateway.local');
+      if (request.method === 'OPTIONS' && request.headers.origin !== undefined) {
+        response.writeHead(204, {
+          ...headers,
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': request.headers['access-control-request-headers'] ?? 'authorization, content-type, x-api-key',
+          'access-control-max-age': '600',
+        });
+        response.end();
+        return;
+      }
+      if (draining) throw new GatewayError('SYSTEM_9003');
+      const match = router.match(request.method ?? 'GET', url.pathname);
+      if (match.kind === 'not_found') throw new GatewayError('RESOURCE_5404', `No endpoint at ${request.method} ${url.pathname}. The API lives under /v1 (e.g. POST /v1/chat/completions).`);
+      if (match.kind === 'method_not_allowed') {
+        headers['allow'] = match.allowed.join(', ');
+        throw new GatewayError('RESOURCE_5405', `${request.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}.`);
+      }
+      const route = match.route;
+      dialect = route.dialect;
+      routePath = route.path;
+      const principal = authenticate(request.headers, app.store.keys, app.clock.now());
+      const account = app.store.accounts.get(principal.account);
+      if (account === undefined) throw new GatewayError('AUTH_1008', `Invalid API key: its account "${principal.account}" no longer exists.`);
+      const { name: planName, plan } = app.ledger.plan(account);
+      Object.assign(headers, rateLimitHeaders(app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now())));
+      if (route.scope !== null) requireScope(principal.scopes, route.scope);
+      const body = route.body === 'json' ? await readJsonBody(request, app.config.server.max_body_bytes) : undefined;
+      const abort = new AbortController();
+      response.once('close', () => {
+        if (!response.writableFinished) abort.abort(new Error('client disconnected'));
+      });
+      call = { app, request, response, requestId, params: match.params, query: url.searchParams, principal, account, planName, plan, body, signal: abort.signal, headers, log };
+      await route.handler(call);
+    } catch (error) {
+      writeError(response, error, dialect, headers, request, log);
+    } finally {
+      const finish = () => appendLog(app, requestId, routePath ?? new URL(request.url ?? '/', 'http://x').pathname, call, log, response.statusCode, app.clock.now() - startedAt);
+      if (response.writableFinished || response.destroyed) finish();
+      else response.once('close', finish);
+    }
+  }
+
+  function writeError(response: ServerResponse, error: unknown, dialect: ErrorDialect, headers: Record<string, string>, request: IncomingMessage, log: CallLog): void {
+    if (!(error instanceof GatewayError) || error.code === 'SYSTEM_9001') {
+      app.logger.error('unhandled error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error), cause: String((error as Error | undefined)?.cause ?? '') });
+    }
+    const rendered = renderError(error, dialect);
+    log.error_code = (rendered.body as { error: { code: string } }).error.code;
+    if (response.headersSent) {
+      // A stream already started: the endpoint owns the mid-stream error; make sure nothing hangs.
+      response.end();
+      return;
+    }
+    const extra: Record<string, string> = { ...headers, ...rendered.headers };
+    if (error instanceof BodyTooLargeError) {
+      // Do not read the rest of an oversized body; answer and close so nothing is left hanging.
+      extra['connection'] = 'close';
+      request.resume();
+    }
+    sendJson(response, rendered.status, rendered.body, extra);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    server,
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    host: address.address,
+    async close(graceMs: number) {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
+      }
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
+  app.store.requestLog.append({
+    time: new Date(app.clock.now()).toISOString(),
+    request_id: requestId,
+    key_id: call?.principal.keyId ?? null,
+    account: call?.account.id ?? null,
+    endpoint,
+    model: log.model ?? null,
+    provider: log.provider ?? null,
+    route: log.route ?? null,
+    status,
+    error_code: log.error_code ?? null,
+    latency_ms: latencyMs,
+    input_tokens: log.input_tokens ?? 0,
+    output_tokens: log.output_tokens ?? 0,
+    eur: log.eur ?? '0',
+    energy: log.energy ?? '0',
+    paid_with: log.paid_with ?? null,
+    energy_kwh: log.energy_kwh ?? 0,
+    carbon_g_co2: log.carbon_g_co2 ?? 0,
+    stream: log.stream ?? false,
+  });
+}

@@ -1,0 +1,71 @@
+import type { Low } from 'lowdb';
+import { openCollection } from './db.js';
+
+/** A stored API key: only its SHA-256 and a display prefix are kept (DESIGN §4). */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  hash: string;
+  /** `sk-svc-` + first 4 + `…` + last 4: enough to recognise, useless to attack. */
+  display: string;
+  scopes: string[];
+  vault_access: boolean;
+  account: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+interface KeysDocument {
+  keys: KeyRecord[];
+}
+
+/** Typed repository over keys.json, with an in-memory hash index for the hot path. */
+export class KeyRepository {
+  private byHash = new Map<string, KeyRecord>();
+
+  private constructor(private readonly database: Low<KeysDocument>) {
+    this.reindex();
+  }
+
+  static async open(dataDir: string): Promise<KeyRepository> {
+    return new KeyRepository(await openCollection<KeysDocument>(dataDir, 'keys', { keys: [] }));
+  }
+
+  private reindex(): void {
+    this.byHash = new Map(this.database.data.keys.map((record) => [record.hash, record]));
+  }
+
+  /** Re-reads the file (a CLI wrote it directly while no server ran). */
+  async reload(): Promise<void> {
+    await this.database.read();
+    this.reindex();
+  }
+
+  findByHash(hash: string): KeyRecord | undefined {
+    return this.byHash.get(hash);
+  }
+
+  get(id: string): KeyRecord | undefined {
+    return this.database.data.keys.find((record) => record.id === id);
+  }
+
+  list(): KeyRecord[] {
+    return [...this.database.data.keys];
+  }
+
+  async insert(record: KeyRecord): Promise<void> {
+    this.database.data.keys.push(record);
+    this.byHash.set(record.hash, record);
+    await this.database.write();
+  }
+
+  async update(id: string, change: Partial<KeyRecord>): Promise<KeyRecord | undefined> {
+    const record = this.get(id);
+    if (record === undefined) return undefined;
+    Object.assign(record, change);
+    this.reindex();
+    await this.database.write();
+    return record;
+  }
+}

@@ -1,0 +1,83 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** One line of the append-only request log (DESIGN §4). Money as decimal strings. */
+export interface RequestLogEntry {
+  time: string;
+  request_id: string;
+  key_id: string | null;
+  account: string | null;
+  endpoint: string;
+  model: string | null;
+  provider: string | null;
+  route: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  eur: string;
+  energy: string;
+  paid_with: string | null;
+  energy_kwh: number;
+  carbon_g_co2: number;
+  stream: boolean;
+}
+
+/**
+ * Append-only JSONL per UTC day under logs/, through one write stream: appends are buffered by
+ * the stream, never awaited on the request path, and flushed at shutdown.
+ */
+export class RequestLog {
+  private stream: WriteStream | null = null;
+  private day = '';
+
+  constructor(private readonly folder: string) {}
+
+  append(entry: RequestLogEntry): void {
+    const day = entry.time.slice(0, 10);
+    if (this.stream === null || day !== this.day) {
+      this.stream?.end();
+      this.day = day;
+      this.stream = createWriteStream(path.join(this.folder, `requests-${day}.jsonl`), { flags: 'a', mode: 0o600 });
+      this.stream.on('error', (error) => process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'request log write failed', error: String(error) })}\n`));
+    }
+    this.stream.write(`${JSON.stringify(entry)}\n`);
+  }
+
+  async close(): Promise<void> {
+    const stream = this.stream;
+    this.stream = null;
+    if (stream === null) return;
+    await new Promise<void>((resolve) => stream.end(resolve));
+  }
+}
+
+/** Read side for `igw usage` and the dashboard: entries at or after `since` (ms). */
+export async function readRequestLog(folder: string, since: number): Promise<RequestLogEntry[]> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const sinceDay = new Date(since).toISOString().slice(0, 10);
+  const entries: RequestLogEntry[] = [];
+  for (const name of names.sort()) {
+    const match = /^requests-(\d{4}-\d{2}-\d{2})\.jsonl$/.exec(name);
+    if (match === null || match[1]! < sinceDay) continue;
+    const text = await readFile(path.join(folder, name), 'utf8');
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        const entry = JSON.parse(line) as RequestLogEntry;
+        if (Date.parse(entry.time) >= since) entries.push(entry);
+      } catch {
+        // torn last line after a crash: skip it
+      }
+    }
+  }
+  return entries;
+}
