@@ -1,0 +1,83 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import { wordTokens } from './word-tokens.js';
+
+/**
+ * `local-embed` (DESIGN §3): a feature-hashing embedder, not a neural model. Words and the
+ * character trigrams of each word are hashed into a fixed 384-dimensional space with a random
+ * sign per feature (so collisions cancel on average instead of piling up), weighted by
+ * sublinear term frequency and L2-normalised. Texts that share words or word fragments get a
+ * higher cosine than unrelated texts; word-level synonyms are out of its reach.
+ */
+
+export const HASH_EMBED_DIMENSIONS = 384;
+
+/** Whole words carry more meaning than fragments; trigrams mostly add robustness to inflection and typos. */
+const WORD_WEIGHT = 1;
+const TRIGRAM_WEIGHT = 0.5;
+/** Gives an empty (or punctuation-only) text a unit vector instead of an all-zero one. */
+const EMPTY_FEATURE = '\u0000empty';
+
+/** Embeds text; `dimensions` (1..384) keeps the first d components and re-normalises. */
+export function embedText(text: string, dimensions: number = HASH_EMBED_DIMENSIONS): number[] {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > HASH_EMBED_DIMENSIONS) {
+    throw new GatewayError('VALIDATION_4005', `dimensions must be an integer from 1 to ${HASH_EMBED_DIMENSIONS} for local-embed.`, {
+      field: 'dimensions',
+    });
+  }
+  const vector = new Float64Array(HASH_EMBED_DIMENSIONS);
+  for (const [feature, { weight, count }] of extractFeatures(text)) {
+    const hash = fnv1a32(feature);
+    const index = fmix32(hash) % HASH_EMBED_DIMENSIONS;
+    // The sign comes from an independent mix of the hash, not from the bits that chose the index.
+    const sign = fmix32(hash ^ 0x9e3779b9) & 1 ? -1 : 1;
+    vector[index]! += sign * weight * (1 + Math.log(count));
+  }
+  return normalise(Array.from(vector.subarray(0, dimensions)));
+}
+
+function extractFeatures(text: string): Map<string, { weight: number; count: number }> {
+  const features = new Map<string, { weight: number; count: number }>();
+  const add = (feature: string, weight: number) => {
+    const existing = features.get(feature);
+    if (existing === undefined) features.set(feature, { weight, count: 1 });
+    else existing.count++;
+  };
+  for (const word of wordTokens(text)) {
+    // Prefixes keep a word and a same-spelled trigram ("cat" vs "<ca") from sharing a bucket by design.
+    add(`w:${word}`, WORD_WEIGHT);
+    const letters = Array.from(`<${word}>`);
+    for (let start = 0; start + 3 <= letters.length; start++) add(`t:${letters.slice(start, start + 3).join('')}`, TRIGRAM_WEIGHT);
+  }
+  if (features.size === 0) add(EMPTY_FEATURE, 1);
+  return features;
+}
+
+function normalise(vector: number[]): number[] {
+  const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  // A truncation can leave only zeros for a very short text; a uniform vector keeps it unit length.
+  if (norm === 0) return vector.map(() => 1 / Math.sqrt(vector.length));
+  return vector.map((value) => value / norm);
+}
+
+const textEncoder = new TextEncoder();
+
+/** FNV-1a, 32-bit, over the UTF-8 bytes. */
+function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of textEncoder.encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** MurmurHash3's finaliser: spreads FNV's weak low bits across the word before the modulo. */
+function fmix32(value: number): number {
+  let hash = value >>> 0;
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}

@@ -1,0 +1,103 @@
+import { createRequire } from 'node:module';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import type { ChatMessage, ContentPart, TextPart } from '../translate/chat/types.js';
+
+/**
+ * Token counting with the o200k_base encoding (the GPT-4o family). igw uses one encoding for
+ * every model: counts are an estimate for non-OpenAI providers, which report their own usage.
+ */
+
+// The rank table is a ~2 MB string and parsing it takes a noticeable moment, so it is loaded on
+// first use rather than at import (most CLI commands never count tokens). `createRequire` keeps
+// the load synchronous so the counting API stays synchronous. The encoder is immutable data, so
+// caching it per process is safe.
+let encoder: Tiktoken | undefined;
+
+function getEncoder(): Tiktoken {
+  if (encoder === undefined) {
+    const require = createRequire(import.meta.url);
+    const ranks = require('js-tiktoken/ranks/o200k_base') as TiktokenBPE;
+    encoder = new Tiktoken(ranks);
+  }
+  return encoder;
+}
+
+/** OpenAI's documented chat overhead: each message is framed by about 3 tokens. */
+const TOKENS_PER_MESSAGE = 3;
+/** …and every reply is primed with `<|start|>assistant<|message|>`. */
+const TOKENS_REPLY_PRIMING = 3;
+/** A name field costs one extra token beyond its text. */
+const TOKENS_PER_NAME = 1;
+/**
+ * Image parts are not fetched to measure them; we charge the high-detail rate for one
+ * 512×512 tile set (85 base + 4 tiles × 170), the common upper estimate.
+ */
+const TOKENS_PER_IMAGE = 765;
+
+/** Encodes text; special-token text (e.g. `<|endoftext|>`) is treated as plain text. */
+export function encodeTokens(text: string): number[] {
+  // disallowedSpecial = [] so user text containing special-token spellings never throws.
+  return getEncoder().encode(text, [], []);
+}
+
+export function decodeTokens(tokens: number[]): string {
+  return getEncoder().decode(tokens);
+}
+
+export function countTokens(text: string): number {
+  return text.length === 0 ? 0 : encodeTokens(text).length;
+}
+
+/** Estimated prompt tokens of a chat request's messages, OpenAI-style. */
+export function countChatPromptTokens(messages: ChatMessage[]): number {
+  let total = TOKENS_REPLY_PRIMING;
+  for (const message of messages) {
+    total += TOKENS_PER_MESSAGE + countTokens(message.role);
+    if ('name' in message && message.name !== undefined) total += TOKENS_PER_NAME + countTokens(message.name);
+    total += countContent(message.content);
+    if (message.role === 'assistant' && message.tool_calls) {
+      for (const call of message.tool_calls) total += countTokens(JSON.stringify(call.function));
+    }
+    if (message.role === 'tool') total += countTokens(message.tool_call_id);
+  }
+  return total;
+}
+
+function countContent(content: string | Array<ContentPart | TextPart> | null | undefined): number {
+  if (content === null || content === undefined) return 0;
+  if (typeof content === 'string') return countTokens(content);
+  let total = 0;
+  for (const part of content) {
+    total += part.type === 'text' ? countTokens(part.text) : TOKENS_PER_IMAGE;
+  }
+  return total;
+}
+
+/** A run of text that decodes cleanly, with the number of tokens it spans (usually 1). */
+export interface TokenPiece {
+  text: string;
+  tokens: number;
+}
+
+/**
+ * Splits text into per-token pieces whose concatenation is exactly the text. A token that ends
+ * inside a multi-byte character (emoji, CJK) does not decode on its own, so it is joined with
+ * the following token(s) until the bytes form whole characters: streaming those pieces never
+ * shows a replacement character.
+ */
+export function tokenPieces(text: string): TokenPiece[] {
+  const pieces: TokenPiece[] = [];
+  let position = 0;
+  let group: number[] = [];
+  for (const token of encodeTokens(text)) {
+    group.push(token);
+    const decoded = decodeTokens(group);
+    if (text.startsWith(decoded, position)) {
+      pieces.push({ text: decoded, tokens: group.length });
+      position += decoded.length;
+      group = [];
+    }
+  }
+  if (group.length > 0) pieces.push({ text: text.slice(position), tokens: group.length });
+  return pieces;
+}
