@@ -1,0 +1,252 @@
+import { Pool } from 'undici';
+
+/**
+ * The one place igw talks HTTP to providers (ARCHITECTURE principle 7: undici is imported only
+ * here). One keep-alive pool per upstream origin, created on first use; every call carries its
+ * own deadline and the caller's AbortSignal.
+ */
+
+export interface UpstreamRequestOptions {
+  headers?: Record<string, string>;
+  /** Connect + response headers (+ the whole body for postJson; + each gap between chunks for postStream). */
+  timeoutMs: number;
+  /** The caller's signal: aborting it cancels the request and rejects with `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+export interface UpstreamJsonResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed body, or undefined when the body is empty or not JSON (see `text`). */
+  json: unknown;
+  /** The raw body text, kept so a non-2xx or non-JSON answer can be classified. */
+  text: string;
+}
+
+export interface UpstreamStreamResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as it arrives. Empty when the status is not 2xx (the body is in `text` then). */
+  body: AsyncIterable<Uint8Array>;
+  /** Only for non-2xx answers: the whole error body, read within the deadline. */
+  text: string | undefined;
+}
+
+/** Thrown (as the abort reason) when one of our own deadlines passes. */
+export class UpstreamTimeoutError extends Error {
+  /** Read by errors/classify-upstream.ts, which must not import this module (it imports undici). */
+  readonly code = 'IGW_UPSTREAM_TIMEOUT';
+  readonly timeoutMs: number;
+  readonly phase: 'response' | 'idle';
+
+  constructor(timeoutMs: number, phase: 'response' | 'idle') {
+    super(
+      phase === 'response'
+        ? `no complete response within ${timeoutMs} ms`
+        : `no data from the stream for ${timeoutMs} ms`,
+    );
+    this.name = 'UpstreamTimeoutError';
+    this.timeoutMs = timeoutMs;
+    this.phase = phase;
+  }
+}
+
+export interface UpstreamHttpClientOptions {
+  /** Sockets per origin; further requests queue (and their deadline keeps running). */
+  connectionsPerOrigin?: number;
+  /** How long an idle keep-alive socket is kept open. */
+  keepAliveTimeoutMs?: number;
+}
+
+export class UpstreamHttpClient {
+  private readonly pools = new Map<string, Pool>();
+  private readonly connectionsPerOrigin: number;
+  private readonly keepAliveTimeoutMs: number;
+  private closed = false;
+
+  constructor(options: UpstreamHttpClientOptions = {}) {
+    this.connectionsPerOrigin = options.connectionsPerOrigin ?? 128;
+    this.keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? 30_000;
+  }
+
+  /** POSTs JSON and reads the whole answer; the deadline covers connect, headers and body. */
+  async postJson(url: string, body: unknown, options: UpstreamRequestOptions): Promise<UpstreamJsonResponse> {
+    const deadline = new RequestDeadline(options);
+    try {
+      const response = await this.dispatch(url, body, 'application/json', options, deadline.signal, options.timeoutMs + 1_000);
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), json: parseJsonOrUndefined(text), text };
+    } catch (error) {
+      throw deadline.explain(error);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /**
+   * POSTs JSON and returns the body as a byte stream. The deadline covers connect and headers;
+   * afterwards the same timeout applies to every wait for the next chunk (time the consumer
+   * spends between reads does not count, so a slow client is not mistaken for a slow upstream).
+   */
+  async postStream(url: string, body: unknown, options: UpstreamRequestOptions): Promise<UpstreamStreamResponse> {
+    const deadline = new RequestDeadline(options);
+    let handedOver = false;
+    try {
+      // undici's body timer is off here: it would also run while a slow client holds the
+      // stream back (backpressure); readWithIdleTimeout times only the waits for the upstream.
+      const response = await this.dispatch(url, body, 'text/event-stream', options, deadline.signal, 0);
+      const headers = flattenHeaders(response.headers);
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        const text = await response.body.text();
+        return { status: response.statusCode, headers, body: emptyBody(), text };
+      }
+      deadline.stopResponseTimer();
+      handedOver = true;
+      return { status: response.statusCode, headers, body: readWithIdleTimeout(response.body, deadline, options.timeoutMs), text: undefined };
+    } catch (error) {
+      throw deadline.explain(error);
+    } finally {
+      if (!handedOver) deadline.dispose();
+    }
+  }
+
+  /** Closes every pool; in-flight requests finish first. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  private async dispatch(url: string, body: unknown, accept: string, options: UpstreamRequestOptions, signal: AbortSignal, bodyTimeout: number) {
+    if (this.closed) throw new Error('UpstreamHttpClient is closed');
+    const target = new URL(url);
+    const pool = this.poolFor(target.origin);
+    return pool.request({
+      method: 'POST',
+      path: `${target.pathname}${target.search}`,
+      headers: { accept, ...lowerCaseKeys(options.headers ?? {}), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+      // undici's own timers as a second line of defence; ours (RequestDeadline) decide first.
+      headersTimeout: options.timeoutMs + 1_000,
+      bodyTimeout,
+    });
+  }
+
+  private poolFor(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (pool === undefined) {
+      pool = new Pool(origin, {
+        connections: this.connectionsPerOrigin,
+        keepAliveTimeout: this.keepAliveTimeoutMs,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+}
+
+/**
+ * Joins the caller's signal with our timers into the one signal undici sees, so either cancels
+ * the socket. The abort reason tells the two apart afterwards.
+ */
+class RequestDeadline {
+  private readonly controller = new AbortController();
+  private readonly callerSignal: AbortSignal | undefined;
+  private readonly onCallerAbort = () => this.controller.abort(this.callerSignal?.reason);
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: UpstreamRequestOptions) {
+    this.callerSignal = options.signal;
+    if (this.callerSignal?.aborted) {
+      this.controller.abort(this.callerSignal.reason);
+    } else {
+      this.callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+      this.timer = setTimeout(() => this.controller.abort(new UpstreamTimeoutError(options.timeoutMs, 'response')), options.timeoutMs);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  stopResponseTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Arms the between-chunks timer; returns the disarm function. */
+  armIdle(timeoutMs: number): () => void {
+    const idle = setTimeout(() => this.controller.abort(new UpstreamTimeoutError(timeoutMs, 'idle')), timeoutMs);
+    return () => clearTimeout(idle);
+  }
+
+  /** Prefers the abort reason over whatever undici wrapped it in. */
+  explain(error: unknown): unknown {
+    return this.controller.signal.aborted ? this.controller.signal.reason ?? error : error;
+  }
+
+  dispose(): void {
+    this.stopResponseTimer();
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+}
+
+async function* readWithIdleTimeout(
+  body: AsyncIterable<unknown> & { destroy(error?: Error): unknown },
+  deadline: RequestDeadline,
+  timeoutMs: number,
+): AsyncGenerator<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      const disarm = deadline.armIdle(timeoutMs);
+      let step: IteratorResult<unknown>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
+        throw deadline.explain(error);
+      } finally {
+        disarm();
+      }
+      if (step.done === true) {
+        finished = true;
+        return;
+      }
+      yield step.value as Uint8Array;
+    }
+  } finally {
+    // A consumer that stops early (client gone, error downstream) must free the socket.
+    if (!finished) body.destroy();
+    deadline.dispose();
+  }
+}
+
+async function* emptyBody(): AsyncGenerator<Uint8Array> {
+  // Nothing to read: the error body was already consumed into `text`.
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  const lowered: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) lowered[name.toLowerCase()] = value;
+  return lowered;
+}

@@ -1,0 +1,177 @@
+import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
+import type { UpstreamHttpClient } from '../http-client.js';
+import { decodeSse } from '../sse-decode.js';
+import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ProviderAdapter } from '../types.js';
+import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
+import { ChunkNormalizer } from './normalize-stream.js';
+
+/** The config of one provider of kind `openai` (snake_case config already mapped by the caller). */
+export interface OpenAiCompatibleProviderOptions {
+  id: string;
+  /** Includes the version segment, e.g. `https://api.openai.com/v1`; endpoint paths are appended. */
+  baseUrl: string;
+  apiKey?: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/**
+ * Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio, Groq, Mistral,
+ * DeepSeek, OpenRouter, …). Upstream faults reject with GatewayError; when the caller's signal
+ * aborts, calls reject with `signal.reason` instead (like fetch), so the caller sees its own
+ * reason rather than a provider error.
+ */
+export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderOptions, httpClient: UpstreamHttpClient): ProviderAdapter {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const origin = new URL(baseUrl).origin;
+  const providerId = options.id;
+  const headers = requestHeaders(options);
+
+  const failure = (error: unknown, context: CallContext): unknown => {
+    if (error instanceof GatewayError) return error;
+    if (context.signal.aborted) return context.signal.reason ?? error;
+    return classifyUpstreamException(error, providerId, origin);
+  };
+
+  const fallbacks = (context: CallContext): NormalizeFallbacks => ({
+    providerId,
+    id: `chatcmpl-${context.requestId}`,
+    created: Math.floor(Date.now() / 1000),
+    model: context.upstreamModel,
+  });
+
+  async function postJson(path: string, body: unknown, context: CallContext): Promise<unknown> {
+    let response;
+    try {
+      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
+    } catch (error) {
+      throw failure(error, context);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
+    }
+    if (response.json === undefined) {
+      throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered with a body that is not JSON.`, { provider: providerId }, {
+        cause: { status: response.status, body: response.text.slice(0, 16_384) },
+      });
+    }
+    return response.json;
+  }
+
+  return {
+    kind: 'openai',
+    id: providerId,
+
+    async chat(request: ChatRequest, context: CallContext): Promise<ChatResponse> {
+      const body = upstreamChatBody(request, context.upstreamModel, false);
+      return normalizeChatResponse(await postJson('/chat/completions', body, context), fallbacks(context));
+    },
+
+    async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
+      const body = upstreamChatBody(request, context.upstreamModel, true);
+      let response;
+      try {
+        response = await httpClient.postStream(`${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
+      } catch (error) {
+        throw failure(error, context);
+      }
+      if (response.text !== undefined) {
+        throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
+      }
+      if ((response.headers['content-type'] ?? '').includes('application/json')) {
+        throw await nonStreamAnswer(response.body, providerId);
+      }
+      const normalizer = new ChunkNormalizer(fallbacks(context));
+      const events = decodeSse(response.body);
+      try {
+        for (;;) {
+          let step;
+          try {
+            step = await events.next();
+          } catch (error) {
+            throw failure(error, context);
+          }
+          if (step.done === true) {
+            yield* normalizer.end(step.value.sawDone);
+            return;
+          }
+          const payload = parseEventData(step.value.data, step.value.event, providerId);
+          // One upstream event → its hub chunks, passed on at once (no buffering).
+          yield* normalizer.push(payload, step.value.event);
+        }
+      } finally {
+        // Stopping early (consumer gone, error) releases the upstream socket.
+        await events.return({ sawDone: false }).catch(() => undefined);
+      }
+    },
+
+    async embed(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult> {
+      const body: Record<string, unknown> = { model: context.upstreamModel, input: request.input, encoding_format: 'float' };
+      if (request.dimensions !== undefined) body['dimensions'] = request.dimensions;
+      if (request.user !== undefined) body['user'] = request.user;
+      return normalizeEmbeddings(await postJson('/embeddings', body, context), request.input.length, providerId);
+    },
+  };
+}
+
+/**
+ * The hub request as the upstream body: the route's model, our stream flag, no undefined
+ * fields. Streams always ask for usage (`stream_options.include_usage`) so they are metered.
+ */
+export function upstreamChatBody(request: ChatRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request)) {
+    if (value !== undefined) body[key] = value;
+  }
+  body['model'] = upstreamModel;
+  body['stream'] = stream;
+  if (stream) {
+    const requested = request.stream_options ?? {};
+    body['stream_options'] = { ...requested, include_usage: true };
+  } else {
+    // OpenAI rejects stream_options on a non-stream request.
+    delete body['stream_options'];
+  }
+  return body;
+}
+
+function requestHeaders(options: OpenAiCompatibleProviderOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value;
+  if (options.apiKey !== undefined && options.apiKey !== '') headers['authorization'] = `Bearer ${options.apiKey}`;
+  return headers;
+}
+
+function parseEventData(data: string, event: string | undefined, providerId: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch (error) {
+    // An `event: error` is an error whatever its data looks like; the normalizer classifies it.
+    if (event === 'error') return { error: { message: data.slice(0, 1_000) } };
+    throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" sent a stream event that is not valid JSON.`, { provider: providerId }, {
+      cause: { error, data: data.slice(0, 16_384) },
+    });
+  }
+}
+
+/**
+ * A 2xx JSON body where a stream was asked for: an error envelope (some servers report errors
+ * this way) or a server that ignores `stream: true`. Either way the stream cannot be served.
+ */
+async function nonStreamAnswer(body: AsyncIterable<Uint8Array>, providerId: string): Promise<GatewayError> {
+  const parts: Buffer[] = [];
+  for await (const part of body) parts.push(Buffer.from(part));
+  const text = Buffer.concat(parts).toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) return classifyUpstreamStreamError(parsed, providerId);
+  return new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered a streaming request with a non-stream body.`, { provider: providerId }, {
+    cause: { body: text.slice(0, 16_384) },
+  });
+}

@@ -1,0 +1,197 @@
+import { classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatChunk, ChatUsage, ChunkChoice, ChunkToolCallDelta } from '../../translate/chat/types.js';
+import {
+  nonEmpty,
+  normalizeArguments,
+  normalizeContent,
+  normalizeFinishReason,
+  normalizeLogprobs,
+  normalizeUsage,
+  unexpectedBody,
+  type NormalizeFallbacks,
+} from './normalize.js';
+import { upstreamChatChunkSchema, type UpstreamToolCall } from './wire.js';
+
+/**
+ * Upstream `chat.completion.chunk` payloads → hub ChatChunks, one upstream event at a time
+ * (ARCHITECTURE principle 3: push() per event, end() turns a truncated stream into an error).
+ *
+ * What it evens out (each seen in fixtures/recorded):
+ * - the role is announced once per choice (Perplexity, OpenRouter, Z.ai repeat it on every chunk);
+ * - `reasoning` (Ollama, OpenRouter, Groq) becomes `reasoning_content`;
+ * - tool calls without `index` (Mistral) get one by order of first id; ids `""` on continuation
+ *   deltas (DashScope) and repeated ids/names are dropped, so id/type/name appear only on the
+ *   first delta of each call;
+ * - usage: a final usage-only chunk (`choices: []`), usage on the finish chunk (DeepSeek,
+ *   Mistral), in `x_groq.usage` (Groq), after the finish chunk (OpenRouter), or as a running
+ *   total on every chunk (Perplexity). Running totals are held back and the last one is sent
+ *   once, so the hub stream carries usage only on its final chunk(s);
+ * - an in-stream `{error}` object or an `event: error` becomes INFERENCE_3105.
+ * Chunks that carry nothing after this (empty deltas, `reasoning: null` padding) are dropped.
+ */
+export class ChunkNormalizer {
+  private readonly fallbacks: NormalizeFallbacks;
+  private id: string | undefined;
+  private created: number | undefined;
+  private model: string | undefined;
+  private readonly choices = new Map<number, ChoiceState>();
+  private finishSeen = false;
+  private usageSent = false;
+  private heldUsage: ChatUsage | undefined;
+
+  constructor(fallbacks: NormalizeFallbacks) {
+    this.fallbacks = fallbacks;
+  }
+
+  /** One parsed SSE data payload (and its `event:` name, if any) → zero or more hub chunks. */
+  push(payload: unknown, event?: string): ChatChunk[] {
+    if (event === 'error' || (isRecord(payload) && payload['error'] !== undefined && payload['error'] !== null)) {
+      throw classifyUpstreamStreamError(payload, this.fallbacks.providerId);
+    }
+    const parsed = upstreamChatChunkSchema.safeParse(payload);
+    if (!parsed.success) throw unexpectedBody(this.fallbacks.providerId, 'stream chunk', parsed.error);
+    const upstream = parsed.data;
+    this.id ??= nonEmpty(upstream.id);
+    this.created ??= upstream.created ?? undefined;
+    this.model ??= nonEmpty(upstream.model);
+
+    const choices: ChunkChoice[] = [];
+    let finishesHere = false;
+    for (const [position, choice] of (upstream.choices ?? []).entries()) {
+      const index = choice.index ?? position;
+      const state = this.choiceState(index);
+      const delta: ChunkChoice['delta'] = {};
+      const upstreamDelta = choice.delta ?? {};
+      if (!state.announced) {
+        delta.role = 'assistant';
+        state.announced = true;
+      }
+      const content = normalizeContent(upstreamDelta.content);
+      if (content !== null && content !== '') delta.content = content;
+      const reasoning = nonEmpty(upstreamDelta.reasoning_content) ?? nonEmpty(upstreamDelta.reasoning);
+      if (reasoning !== undefined) delta.reasoning_content = reasoning;
+      const refusal = nonEmpty(upstreamDelta.refusal);
+      if (refusal !== undefined) delta.refusal = refusal;
+      const toolCalls = (upstreamDelta.tool_calls ?? []).flatMap((call) => state.toolDelta(call, this.toolIdPrefix(index)) ?? []);
+      if (toolCalls.length > 0) delta.tool_calls = toolCalls;
+      const finishReason = normalizeFinishReason(choice.finish_reason);
+      if (finishReason !== null) finishesHere = true;
+      const logprobs = normalizeLogprobs(choice.logprobs);
+      const hasLogprobs = logprobs !== null && ((logprobs.content?.length ?? 0) > 0 || (logprobs.refusal?.length ?? 0) > 0);
+      if (Object.keys(delta).length === 0 && finishReason === null && !hasLogprobs) continue;
+      choices.push({ index, delta, finish_reason: finishReason, ...(hasLogprobs ? { logprobs } : {}) });
+    }
+
+    const usage = normalizeUsage(upstream.usage ?? upstream.x_groq?.usage);
+    let usageHere: ChatUsage | undefined;
+    if (usage !== undefined) {
+      // Usage is final on a usage-only chunk, on a finish chunk, or once a finish was seen;
+      // before that it is a running total (Perplexity) and waits for a later one.
+      if ((upstream.choices ?? []).length === 0 || finishesHere || this.finishSeen) {
+        usageHere = usage;
+        this.usageSent = true;
+        this.heldUsage = undefined;
+      } else {
+        this.heldUsage = usage;
+      }
+    }
+    if (finishesHere) this.finishSeen = true;
+
+    if (choices.length === 0 && usageHere === undefined) return [];
+    const chunk = this.chunk(choices);
+    if (usageHere !== undefined) chunk.usage = usageHere;
+    const fingerprint = nonEmpty(upstream.system_fingerprint);
+    if (fingerprint !== undefined) chunk.system_fingerprint = fingerprint;
+    return [chunk];
+  }
+
+  /**
+   * The upstream body ended (`sawDone`: with `data: [DONE]`). Flushes held usage; a stream
+   * without a finish_reason, or without both [DONE] and usage, was cut off: INFERENCE_3105.
+   */
+  end(sawDone: boolean): ChatChunk[] {
+    const flushed: ChatChunk[] = [];
+    if (this.heldUsage !== undefined) {
+      const chunk = this.chunk([]);
+      chunk.usage = this.heldUsage;
+      flushed.push(chunk);
+      this.heldUsage = undefined;
+      this.usageSent = true;
+    }
+    if (!this.finishSeen || (!sawDone && !this.usageSent)) {
+      throw new GatewayError(
+        'INFERENCE_3105',
+        `Upstream stream ended early: provider "${this.fallbacks.providerId}" stopped before the response was complete.`,
+        { provider: this.fallbacks.providerId, finish_reason_seen: this.finishSeen, done_seen: sawDone, usage_seen: this.usageSent },
+      );
+    }
+    return flushed;
+  }
+
+  private chunk(choices: ChunkChoice[]): ChatChunk {
+    return {
+      id: this.id ?? this.fallbacks.id,
+      object: 'chat.completion.chunk',
+      created: this.created ?? this.fallbacks.created,
+      model: this.model ?? this.fallbacks.model,
+      choices,
+    };
+  }
+
+  private choiceState(index: number): ChoiceState {
+    let state = this.choices.get(index);
+    if (state === undefined) {
+      state = new ChoiceState();
+      this.choices.set(index, state);
+    }
+    return state;
+  }
+
+  private toolIdPrefix(choiceIndex: number): string {
+    return `call_${this.id ?? this.fallbacks.id}_${choiceIndex}_`;
+  }
+}
+
+/** Per choice: whether the role went out, and which tool-call indexes have started. */
+class ChoiceState {
+  announced = false;
+  private readonly indexById = new Map<string, number>();
+  private readonly started = new Set<number>();
+  private nextIndex = 0;
+  private lastIndex: number | undefined;
+
+  /** One upstream tool-call delta → the hub delta, or undefined when it carries nothing new. */
+  toolDelta(call: UpstreamToolCall, idPrefix: string): ChunkToolCallDelta | undefined {
+    const id = nonEmpty(call.id);
+    const index = this.resolveIndex(call.index ?? undefined, id);
+    const argumentsText = normalizeArguments(call.function?.arguments);
+    if (!this.started.has(index)) {
+      this.started.add(index);
+      const name = call.function?.name;
+      return {
+        index,
+        id: id ?? `${idPrefix}${index}`,
+        type: 'function',
+        function: { ...(name == null ? {} : { name }), arguments: argumentsText },
+      };
+    }
+    if (argumentsText === '') return undefined;
+    return { index, function: { arguments: argumentsText } };
+  }
+
+  private resolveIndex(upstreamIndex: number | undefined, id: string | undefined): number {
+    let index: number;
+    if (upstreamIndex !== undefined) index = upstreamIndex;
+    else if (id !== undefined) index = this.indexById.get(id) ?? this.nextIndex;
+    else index = this.lastIndex ?? 0;
+    if (id !== undefined && !this.indexById.has(id)) this.indexById.set(id, index);
+    this.nextIndex = Math.max(this.nextIndex, index + 1);
+    this.lastIndex = index;
+    return index;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+/**
+ * Lenient schemas for what OpenAI-compatible servers send back (ARCHITECTURE principle 6:
+ * strict in, lenient out). Every field is `.nullish()`; fields we only pass along fall back to
+ * undefined instead of failing the whole body (`.catch`). Unknown keys (`obfuscation`,
+ * `x_groq.seed`, `citations`, `sla_metrics`, `prompt_token_ids`, …) are stripped by zod.
+ * Only the fields igw reads are declared.
+ */
+
+/** A count that a vendor might send as null, omit, or mistype: anything else reads as absent. */
+const count = z.number().nullish().catch(undefined);
+
+export const upstreamUsageSchema = z.object({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count,
+  prompt_tokens_details: z.object({ cached_tokens: count }).nullish().catch(undefined),
+  completion_tokens_details: z.object({ reasoning_tokens: count }).nullish().catch(undefined),
+  /** DeepSeek's name for cached prompt tokens (sent beside prompt_tokens_details). */
+  prompt_cache_hit_tokens: count,
+});
+export type UpstreamUsage = z.output<typeof upstreamUsageSchema>;
+
+const topLogprobSchema = z.object({
+  token: z.string(),
+  logprob: z.number(),
+  bytes: z.array(z.number()).nullish(),
+});
+
+const tokenLogprobSchema = topLogprobSchema.extend({
+  top_logprobs: z.array(topLogprobSchema).nullish(),
+});
+
+export const upstreamLogprobsSchema = z
+  .object({
+    content: z.array(tokenLogprobSchema).nullish(),
+    refusal: z.array(tokenLogprobSchema).nullish(),
+  })
+  .nullish()
+  .catch(undefined);
+export type UpstreamLogprobs = z.output<typeof upstreamLogprobsSchema>;
+
+/** Some servers send content as an array of parts (text parts are what we keep). */
+const contentSchema = z
+  .union([z.string(), z.array(z.object({ type: z.string().nullish(), text: z.string().nullish() }).catch({}))])
+  .nullish();
+
+const upstreamToolCallSchema = z.object({
+  /** Missing on Mistral; present (and meaningless) on Ollama's non-stream tool calls. */
+  index: z.number().int().nonnegative().nullish().catch(undefined),
+  /** `""` on DashScope continuation deltas. */
+  id: z.string().nullish().catch(undefined),
+  type: z.string().nullish(),
+  function: z
+    .object({
+      name: z.string().nullish(),
+      /** A JSON string on the wire; an object from a few local servers. */
+      arguments: z.unknown().optional(),
+    })
+    .nullish(),
+});
+export type UpstreamToolCall = z.output<typeof upstreamToolCallSchema>;
+
+const messageFields = {
+  role: z.string().nullish(),
+  content: contentSchema,
+  /** DeepSeek, xAI, Z.ai, vLLM. */
+  reasoning_content: z.string().nullish().catch(undefined),
+  /** Ollama, OpenRouter, Groq. */
+  reasoning: z.string().nullish().catch(undefined),
+  refusal: z.string().nullish().catch(undefined),
+  tool_calls: z.array(upstreamToolCallSchema).nullish(),
+};
+
+/** An in-body `{error: …}` (OpenRouter sends it inside a 200 stream). */
+const errorFieldSchema = z.unknown().optional();
+
+export const upstreamChatResponseSchema = z.object({
+  id: z.string().nullish(),
+  created: z.number().nullish().catch(undefined),
+  model: z.string().nullish(),
+  system_fingerprint: z.string().nullish().catch(undefined),
+  choices: z.array(
+    z.object({
+      index: z.number().int().nonnegative().nullish(),
+      message: z.object(messageFields).nullish(),
+      finish_reason: z.string().nullish().catch(undefined),
+      logprobs: upstreamLogprobsSchema,
+    }),
+  ),
+  usage: upstreamUsageSchema.nullish().catch(undefined),
+  error: errorFieldSchema,
+});
+export type UpstreamChatResponse = z.output<typeof upstreamChatResponseSchema>;
+
+export const upstreamChatChunkSchema = z.object({
+  id: z.string().nullish().catch(undefined),
+  /** `chat.completion.chunk`, or Perplexity's `chat.completion.done` on the last one. */
+  object: z.string().nullish(),
+  created: z.number().nullish().catch(undefined),
+  model: z.string().nullish().catch(undefined),
+  system_fingerprint: z.string().nullish().catch(undefined),
+  choices: z
+    .array(
+      z.object({
+        index: z.number().int().nonnegative().nullish(),
+        delta: z.object(messageFields).nullish(),
+        finish_reason: z.string().nullish().catch(undefined),
+        logprobs: upstreamLogprobsSchema,
+      }),
+    )
+    .nullish(),
+  usage: upstreamUsageSchema.nullish().catch(undefined),
+  /** Groq reports usage here (and, lately, also at the top level). */
+  x_groq: z.object({ usage: upstreamUsageSchema.nullish().catch(undefined) }).nullish().catch(undefined),
+  error: errorFieldSchema,
+});
+export type UpstreamChatChunk = z.output<typeof upstreamChatChunkSchema>;
+
+export const upstreamEmbeddingsResponseSchema = z.object({
+  data: z.array(
+    z.object({
+      index: z.number().int().nonnegative().nullish(),
+      /** Floats, or a base64 string of little-endian float32 when the server ignores encoding_format. */
+      embedding: z.union([z.array(z.number()), z.string()]),
+    }),
+  ),
+  usage: z.object({ prompt_tokens: count, total_tokens: count }).nullish().catch(undefined),
+});
+export type UpstreamEmbeddingsResponse = z.output<typeof upstreamEmbeddingsResponseSchema>;

@@ -1,0 +1,58 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+/** One server-sent event as the upstream framed it. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** How the byte stream ended: with the OpenAI-style `data: [DONE]` sentinel or without it. */
+export interface SseEnd {
+  sawDone: boolean;
+}
+
+/**
+ * Bytes → SSE events. eventsource-parser does the framing (comments such as
+ * `: OPENROUTER PROCESSING`, CRLF or CR line ends, events split across reads); a streaming
+ * TextDecoder keeps multi-byte characters that straddle two reads intact. Stops at
+ * `data: [DONE]` (nothing after it is yielded) and reports through the generator's return value whether it saw it, so a
+ * truncated upstream can be told from a finished one.
+ */
+export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent, SseEnd, undefined> {
+  const decoder = new TextDecoder('utf-8');
+  const pending: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: (message: EventSourceMessage) => {
+      pending.push(message.event === undefined ? { data: message.data } : { event: message.event, data: message.data });
+    },
+  });
+
+  // Yields what the parser produced; true when the [DONE] sentinel was among it.
+  function* drain(): Generator<SseEvent, boolean> {
+    while (pending.length > 0) {
+      const event = pending.shift() as SseEvent;
+      if (event.data.trim() === '[DONE]') return true;
+      yield event;
+    }
+    return false;
+  }
+
+  let sawDone = false;
+  try {
+    for await (const bytes of body) {
+      // After [DONE] the rest of the body is read and dropped (like openai-node): a body read to
+      // its end lets the pool reuse the keep-alive socket instead of closing it.
+      if (sawDone) continue;
+      parser.feed(decoder.decode(bytes, { stream: true }));
+      sawDone = yield* drain();
+    }
+  } catch (error) {
+    if (!sawDone) throw error;
+    return { sawDone };
+  }
+  if (sawDone) return { sawDone };
+  // Some servers end the last event without its blank line (or even without a newline): a
+  // complete `data:` line still counts. A line cut mid-way then surfaces as malformed data.
+  parser.feed(`${decoder.decode()}\n\n`);
+  return { sawDone: yield* drain() };
+}
