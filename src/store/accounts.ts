@@ -1,6 +1,7 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Low } from 'lowdb';
+import { BatchedAppender } from './batched-appender.js';
 import { openCollection } from './db.js';
 
 /** Balances are decimal strings or `unlimited` (never floats). */
@@ -36,6 +37,8 @@ export class AccountRepository {
   private chain: Promise<void> = Promise.resolve();
   private sequence: number;
   private snapshotTimer: NodeJS.Timeout | null = null;
+  /** Debits are batched: one write per few milliseconds, not one per request. */
+  private readonly journal: BatchedAppender;
 
   private constructor(
     private readonly database: Low<AccountsDocument>,
@@ -43,6 +46,7 @@ export class AccountRepository {
     private readonly applyEntry: (record: AccountRecord, entry: JournalEntry) => void,
   ) {
     this.sequence = database.data.journal_seq;
+    this.journal = new BatchedAppender(journalPath, 10);
   }
 
   static async open(dataDir: string, applyEntry: (record: AccountRecord, entry: JournalEntry) => void): Promise<AccountRepository> {
@@ -110,12 +114,9 @@ export class AccountRepository {
     this.sequence += 1;
     const entry: JournalEntry = { seq: this.sequence, account, balance, amount };
     this.applyEntry(record, entry);
-    const line = `${JSON.stringify(entry)}\n`;
-    const run = () => appendFile(this.journalPath, line, { mode: 0o600 });
-    const next = this.chain.then(run, run);
-    this.chain = next.catch(() => undefined);
+    const written = this.journal.append(JSON.stringify(entry));
     this.scheduleSnapshot();
-    return next;
+    return written;
   }
 
   private scheduleSnapshot(): void {
@@ -130,6 +131,8 @@ export class AccountRepository {
   /** Writes accounts.json with every journalled debit folded in, then empties the journal. */
   snapshot(): Promise<void> {
     const run = async () => {
+      // Everything appended so far must be on disk before the snapshot claims it.
+      await this.journal.close();
       this.database.data.journal_seq = this.sequence;
       await this.database.write();
       // Entries up to journal_seq are now in the snapshot; a crash before this truncation is harmless (seq check).

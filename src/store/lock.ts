@@ -17,6 +17,9 @@ export class DataDirLockedError extends Error {
   }
 }
 
+/** Locks this process holds: our own pid in a lock file is only stale when we do not hold it. */
+const heldHere = new Set<string>();
+
 export interface DataDirLock {
   release(): Promise<void>;
 }
@@ -43,10 +46,12 @@ export async function acquireLock(dataDir: string, purpose: string): Promise<Dat
       await handle.writeFile(JSON.stringify(owner));
       await handle.close();
       let released = false;
+      heldHere.add(lockPath);
       return {
         async release() {
           if (released) return;
           released = true;
+          heldHere.delete(lockPath);
           await unlink(lockPath).catch(() => undefined);
         },
       };
@@ -55,7 +60,7 @@ export async function acquireLock(dataDir: string, purpose: string): Promise<Dat
       let owner = await readOwner(lockPath);
       // A competitor may be between its exclusive create and its write: give it a moment.
       if (owner === null) owner = await new Promise((resolve) => setTimeout(resolve, 100)).then(() => readOwner(lockPath));
-      if (owner !== null && owner.pid !== process.pid && isAlive(owner.pid)) throw new DataDirLockedError(dataDir, owner);
+      if (owner !== null && (owner.pid === process.pid ? heldHere.has(lockPath) : isAlive(owner.pid))) throw new DataDirLockedError(dataDir, owner);
       // Stale (owner gone) or unreadable half-written file: remove and retry.
       await unlink(lockPath).catch(() => undefined);
     }

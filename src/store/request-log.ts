@@ -1,6 +1,6 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { BatchedAppender } from './batched-appender.js';
 
 /** One line of the append-only request log (DESIGN §4). Money as decimal strings. */
 export interface RequestLogEntry {
@@ -26,31 +26,39 @@ export interface RequestLogEntry {
 }
 
 /**
- * Append-only JSONL per UTC day under logs/, through one write stream: appends are buffered by
- * the stream, never awaited on the request path, and flushed at shutdown.
+ * Append-only JSONL per UTC day under logs/: lines are batched (one write per few ms), never
+ * awaited on the request path, and flushed at shutdown.
  */
 export class RequestLog {
-  private stream: WriteStream | null = null;
+  private appender: BatchedAppender | null = null;
   private day = '';
 
   constructor(private readonly folder: string) {}
 
+  private fileFor(day: string): string {
+    return path.join(this.folder, `requests-${day}.jsonl`);
+  }
+
   append(entry: RequestLogEntry): void {
     const day = entry.time.slice(0, 10);
-    if (this.stream === null || day !== this.day) {
-      this.stream?.end();
+    if (this.appender === null) {
       this.day = day;
-      this.stream = createWriteStream(path.join(this.folder, `requests-${day}.jsonl`), { flags: 'a', mode: 0o600 });
-      this.stream.on('error', (error) => process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'request log write failed', error: String(error) })}\n`));
+      this.appender = new BatchedAppender(this.fileFor(day), 20, (error) =>
+        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'request log write failed', error: String(error) })}\n`),
+      );
+    } else if (day !== this.day) {
+      this.day = day;
+      void this.appender.switchTo(this.fileFor(day));
     }
-    this.stream.write(`${JSON.stringify(entry)}\n`);
+    void this.appender.append(JSON.stringify(entry)).catch(() => undefined);
+  }
+
+  async flush(): Promise<void> {
+    await this.appender?.flush();
   }
 
   async close(): Promise<void> {
-    const stream = this.stream;
-    this.stream = null;
-    if (stream === null) return;
-    await new Promise<void>((resolve) => stream.end(resolve));
+    await this.appender?.close();
   }
 }
 

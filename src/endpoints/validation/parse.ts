@@ -38,7 +38,7 @@ export function parseRequest<Schema extends z.ZodType>(schema: Schema, body: unk
     throw new GatewayError('VALIDATION_4005', `Unknown parameter "${field}".`, { field });
   }
   const field = fieldPath(issue.path);
-  if (issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined) {
+  if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(body, issue.path) === undefined) {
     throw new GatewayError('VALIDATION_4002', `Missing required field "${field}".`, { field });
   }
   throw new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${issue.message}.`, { field: field || 'body' });

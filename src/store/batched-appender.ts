@@ -1,0 +1,70 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+/**
+ * Appends lines to a file, coalescing everything written within `flushMs` into one write.
+ * Per-request log and journal lines would otherwise cost a write each on the request path;
+ * a crash can lose at most the last `flushMs` of lines (a torn last line is skipped on read).
+ */
+export class BatchedAppender {
+  private pending: string[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private stream: WriteStream | null = null;
+
+  constructor(
+    private filePath: string,
+    private readonly flushMs = 20,
+    private readonly onError: (error: Error) => void = () => undefined,
+  ) {}
+
+  /** Queues one line (newline added); resolves when it reached the OS. */
+  append(line: string): Promise<void> {
+    this.pending.push(`${line}\n`);
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Writes whatever is queued now. */
+  flush(): Promise<void> {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.pending.length === 0) return Promise.resolve();
+    const text = this.pending.join('');
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    this.stream ??= this.open();
+    return new Promise<void>((resolve) => {
+      this.stream!.write(text, (error) => {
+        for (const waiter of waiters) {
+          if (error) waiter.reject(error);
+          else waiter.resolve();
+        }
+        if (error) this.onError(error);
+        resolve();
+      });
+    });
+  }
+
+  private open(): WriteStream {
+    const stream = createWriteStream(this.filePath, { flags: 'a', mode: 0o600 });
+    stream.on('error', (error) => this.onError(error));
+    return stream;
+  }
+
+  /** Flushes, then starts writing to another file (day rotation). */
+  async switchTo(filePath: string): Promise<void> {
+    await this.close();
+    this.filePath = filePath;
+  }
+
+  /** Flushes and closes the file; a later append reopens it. */
+  async close(): Promise<void> {
+    await this.flush();
+    const stream = this.stream;
+    this.stream = null;
+    if (stream !== null) await new Promise<void>((resolve) => stream.end(resolve));
+  }
+}
