@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { renderError } from '../../../src/errors/render.js';
+
+describe('renderError: gateway dialect', () => {
+  it.each<{ name: string; error: GatewayError; status: number; body: unknown; headers?: Record<string, string> }>([
+    {
+      name: 'with details',
+      error: new GatewayError('AUTH_1015', 'needs scope', { required_scope: 'inference.chat' }),
+      status: 403,
+      body: { error: { code: 'AUTH_1015', message: 'needs scope', details: { required_scope: 'inference.chat' } } },
+    },
+    {
+      name: 'without details (no details key)',
+      error: new GatewayError('AUTH_1007'),
+      status: 401,
+      body: { error: { code: 'AUTH_1007', message: new GatewayError('AUTH_1007').message } },
+    },
+    {
+      name: 'headers carried',
+      error: new GatewayError('AUTH_1028', 'slow down', { limit: 1 }, { headers: { 'retry-after': '30' } }),
+      status: 429,
+      body: { error: { code: 'AUTH_1028', message: 'slow down', details: { limit: 1 } } },
+      headers: { 'retry-after': '30' },
+    },
+    {
+      name: 'validation',
+      error: new GatewayError('VALIDATION_4002', 'Missing required field "model".', { field: 'model' }),
+      status: 400,
+      body: { error: { code: 'VALIDATION_4002', message: 'Missing required field "model".', details: { field: 'model' } } },
+    },
+  ])('$name', ({ error, status, body, headers }) => {
+    expect(renderError(error)).toEqual({ status, headers: headers ?? {}, body });
+    expect(renderError(error, 'gateway')).toEqual({ status, headers: headers ?? {}, body });
+  });
+
+  it.each<{ name: string; thrown: unknown }>([
+    { name: 'a TypeError', thrown: new TypeError('x is undefined') },
+    { name: 'a string', thrown: 'boom' },
+    { name: 'undefined', thrown: undefined },
+    { name: 'a plain object', thrown: { code: 'AUTH_1007' } },
+  ])('$name → SYSTEM_9001 500 without leaking internals', ({ thrown }) => {
+    const rendered = renderError(thrown);
+    expect(rendered.status).toBe(500);
+    expect(rendered.headers).toEqual({});
+    const body = rendered.body as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('SYSTEM_9001');
+    expect(body.error.message).not.toContain('x is undefined');
+    expect(body.error.message).not.toContain('boom');
+    expect(body.error).not.toHaveProperty('details');
+  });
+});
+
+describe('renderError: vector-store dialect', () => {
+  it.each<{ name: string; error: unknown; status: number; error_body: Record<string, unknown> }>([
+    { name: 'missing key', error: new GatewayError('AUTH_1007', 'no key'), status: 401, error_body: { message: 'no key', type: 'authentication_error', param: null, code: 'AUTH_1007' } },
+    { name: 'invalid key', error: new GatewayError('AUTH_1008', 'bad key'), status: 401, error_body: { message: 'bad key', type: 'authentication_error', param: null, code: 'AUTH_1008' } },
+    { name: 'no scope', error: new GatewayError('AUTH_1015', 'scope', { required_scope: 'kit.knowledge.read' }), status: 403, error_body: { message: 'scope', type: 'authentication_error', param: null, code: 'AUTH_1015' } },
+    { name: 'validation with field', error: new GatewayError('VALIDATION_4005', 'empty query', { field: 'query' }), status: 400, error_body: { message: 'empty query', type: 'invalid_request_error', param: 'query', code: 'VALIDATION_4005' } },
+    { name: 'non-string field', error: new GatewayError('VALIDATION_4005', 'x', { field: 3 }), status: 400, error_body: { message: 'x', type: 'invalid_request_error', param: null, code: 'VALIDATION_4005' } },
+    { name: 'not found', error: new GatewayError('RESOURCE_5404', 'no such store'), status: 404, error_body: { message: 'no such store', type: 'invalid_request_error', param: null, code: 'RESOURCE_5404' } },
+  ])('$name', ({ error, status, error_body }) => {
+    const rendered = renderError(error, 'vector-store');
+    expect(rendered.status).toBe(status);
+    expect(rendered.body).toEqual({ error: error_body });
+    expect(Object.keys((rendered.body as { error: object }).error).sort()).toEqual(['code', 'message', 'param', 'type']);
+  });
+
+  it('an unknown error is SYSTEM_9001 500', () => {
+    const rendered = renderError(new Error('secret stack'), 'vector-store');
+    expect(rendered.status).toBe(500);
+    expect((rendered.body as { error: { code: string; message: string } }).error.code).toBe('SYSTEM_9001');
+    expect((rendered.body as { error: { message: string } }).error.message).not.toContain('secret stack');
+  });
+});

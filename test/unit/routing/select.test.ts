@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { Flavor, ModelConfig, ProviderConfig, RouteConfig } from '../../../src/config/schema.js';
+import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { modelOffersFlavor, selectRoutes, type RouteOrder } from '../../../src/routing/select.js';
+
+function provider(change: Partial<ProviderConfig> = {}): ProviderConfig {
+  return {
+    kind: 'openai',
+    enabled: true,
+    base_url: 'https://example.test/v1',
+    headers: {},
+    timeout_ms: 60_000,
+    location: 'US',
+    pue: 1.2,
+    renewable_percent: 0,
+    carbon_g_per_kwh: 400,
+    water_l_per_kwh: 1.8,
+    ...change,
+  };
+}
+
+function route(providerId: string, change: Partial<RouteConfig> = {}): RouteConfig {
+  return { provider: providerId, upstream_model: `${providerId}-model`, priority: 1, flavors: ['eco', 'free', 'speed', 'batch'], energy: {}, ...change };
+}
+
+function model(routes: RouteConfig[]): ModelConfig {
+  return {
+    type: 'chat',
+    owned_by: 'test',
+    created: 0,
+    max_output_tokens: null,
+    input_modalities: ['text'],
+    output_modalities: ['text'],
+    capabilities: {},
+    reasoning_type: 'non_reasoning',
+    reasoning_effort: null,
+    knowledge_cutoff: null,
+    release_date: null,
+    modelhub_url: null,
+    advanced: false,
+    routes,
+  };
+}
+
+const providers: Record<string, ProviderConfig> = {
+  // dirty: cheap, high carbon
+  dirty: provider({ carbon_g_per_kwh: 800, pue: 1.5 }),
+  // clean: expensive, low carbon
+  clean: provider({ carbon_g_per_kwh: 20, pue: 1.1 }),
+  // mid
+  mid: provider({ carbon_g_per_kwh: 300, pue: 1.2 }),
+  // local: free
+  local: provider({ kind: 'local', carbon_g_per_kwh: 0, pue: 1 }),
+  off: provider({ enabled: false, carbon_g_per_kwh: 0 }),
+};
+
+const energy = { wh_per_1k_input_tokens: 0.1, wh_per_1k_output_tokens: 0.3 };
+
+const routes = {
+  dirty: route('dirty', { priority: 3, pricing: { input_cost_per_million_eur: 0.1, output_cost_per_million_eur: 0.2 }, energy }),
+  clean: route('clean', { priority: 2, pricing: { input_cost_per_million_eur: 2, output_cost_per_million_eur: 8 }, energy }),
+  mid: route('mid', { priority: 1, pricing: { input_cost_per_million_eur: 0.5, output_cost_per_million_eur: 1.5 }, energy }),
+  local: route('local', { priority: 4, energy: { wh_per_1k_input_tokens: 0.5, wh_per_1k_output_tokens: 0.5 } }),
+  zeroPriced: route('mid', { priority: 5, upstream_model: 'zero', pricing: { input_cost_per_million_eur: 0, output_cost_per_million_eur: 0 }, energy }),
+  off: route('off', { priority: 0, energy }),
+};
+
+const order = (candidates: ReturnType<typeof selectRoutes>) => candidates.map((candidate) => `${candidate.providerId}/${candidate.route.upstream_model}`);
+
+describe('selectRoutes: ordering per flavor', () => {
+  const all = model([routes.dirty, routes.clean, routes.mid, routes.local, routes.zeroPriced, routes.off]);
+
+  it.each<{ flavor: Flavor | null; defaultOrder?: RouteOrder; expected: string[] }>([
+    // no suffix: priority, then price
+    { flavor: null, expected: ['mid/mid-model', 'clean/clean-model', 'dirty/dirty-model', 'local/local-model', 'mid/zero'] },
+    // no suffix with price order (embeddings): price, then priority
+    { flavor: null, defaultOrder: 'price', expected: ['local/local-model', 'mid/zero', 'dirty/dirty-model', 'mid/mid-model', 'clean/clean-model'] },
+    // eco: grams of CO2 per token (local 0, clean 0.4*1.1*20, mid 0.4*1.2*300, dirty 0.4*1.5*800); ties by priority
+    { flavor: 'eco', expected: ['local/local-model', 'clean/clean-model', 'mid/mid-model', 'mid/zero', 'dirty/dirty-model'] },
+    // free: only zero-priced routes (no pricing counts as free), by price then priority
+    { flavor: 'free', expected: ['local/local-model', 'mid/zero'] },
+    // batch: by price, then priority
+    { flavor: 'batch', expected: ['local/local-model', 'mid/zero', 'dirty/dirty-model', 'mid/mid-model', 'clean/clean-model'] },
+    // speed: priority until latency is measured
+    { flavor: 'speed', expected: ['mid/mid-model', 'clean/clean-model', 'dirty/dirty-model', 'local/local-model', 'mid/zero'] },
+  ])('$flavor (default order $defaultOrder)', ({ flavor, defaultOrder, expected }) => {
+    expect(order(selectRoutes(all, flavor, providers, defaultOrder))).toEqual(expected);
+  });
+
+  it('keeps only routes listing the flavor', () => {
+    const mixed = model([route('dirty', { flavors: ['batch'] }), route('clean', { flavors: ['eco'] }), route('mid', { flavors: [] })]);
+    expect(order(selectRoutes(mixed, 'eco', providers))).toEqual(['clean/clean-model']);
+    expect(order(selectRoutes(mixed, 'batch', providers))).toEqual(['dirty/dirty-model']);
+    expect(order(selectRoutes(mixed, null, providers))).toHaveLength(3);
+  });
+
+  it('skips disabled and unknown providers', () => {
+    const candidates = selectRoutes(model([routes.off, route('ghost'), routes.mid]), null, providers);
+    expect(order(candidates)).toEqual(['mid/mid-model']);
+    expect(candidates[0]!.provider).toBe(providers['mid']);
+  });
+
+  it('ties on priority are broken by price', () => {
+    const tied = model([route('clean', { priority: 1, pricing: { input_cost_per_million_eur: 3 } }), route('dirty', { priority: 1, pricing: { input_cost_per_million_eur: 1 } })]);
+    expect(order(selectRoutes(tied, null, providers))).toEqual(['dirty/dirty-model', 'clean/clean-model']);
+  });
+
+  it('prices by image and audio units too', () => {
+    const images = model([route('clean', { priority: 1, pricing: { image_cost_per_image_eur: 0.08 } }), route('dirty', { priority: 2, pricing: { image_cost_per_image_eur: 0.02 } })]);
+    expect(order(selectRoutes(images, 'batch', providers))).toEqual(['dirty/dirty-model', 'clean/clean-model']);
+  });
+});
+
+describe('selectRoutes: nothing eligible → INFERENCE_3104', () => {
+  it.each<{ name: string; model: ModelConfig; flavor: Flavor | null }>([
+    { name: 'every provider disabled', model: model([routes.off]), flavor: null },
+    { name: 'provider missing', model: model([route('ghost')]), flavor: null },
+    { name: 'free flavor but every route is priced', model: model([routes.dirty, routes.clean]), flavor: 'free' },
+    { name: 'flavor listed only by a disabled route', model: model([route('off', { flavors: ['eco'] }), route('mid', { flavors: [] })]), flavor: 'eco' },
+  ])('$name', ({ model: config, flavor }) => {
+    try {
+      selectRoutes(config, flavor, providers);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).code).toBe('INFERENCE_3104');
+      expect((error as GatewayError).status).toBe(503);
+    }
+  });
+});
+
+describe('modelOffersFlavor', () => {
+  const config = model([route('a', { flavors: ['speed'] }), route('b', { flavors: ['batch', 'eco'] })]);
+  it.each<[Flavor, boolean]>([
+    ['speed', true],
+    ['batch', true],
+    ['eco', true],
+    ['free', false],
+  ])('%s → %s', (flavor, expected) => {
+    expect(modelOffersFlavor(config, flavor)).toBe(expected);
+  });
+});
