@@ -1,9 +1,12 @@
-import { Decimal } from 'decimal.js';
+import { Decimal as BaseDecimal } from 'decimal.js';
 
 /**
  * Exact decimal money. Binary floats never hold an amount: config numbers are converted through
  * their shortest decimal string (0.14 → "0.14"), which is exactly what the user wrote.
  */
+/** 40 significant digits: balances in the billions with sub-nano-EUR costs stay exact. */
+export const Decimal = BaseDecimal.clone({ precision: 40 });
+export type Decimal = InstanceType<typeof Decimal>;
 export type Amount = Decimal;
 export type Balance = Decimal | 'unlimited';
 
@@ -28,4 +31,3 @@ export function formatDecimal(value: Decimal): string {
   return rounded.isZero() ? '0' : rounded.toFixed();
 }
 
-export { Decimal };

@@ -90,19 +90,32 @@ export function buildConfig(raw: unknown, source: string | null, env: NodeJS.Pro
   const interpolated = interpolateEnv(raw, env, issues);
   const parsed = configSchema.safeParse(interpolated);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) issues.push({ path: formatJsonPath(issue.path), message: issue.message });
+    for (const issue of parsed.error.issues) {
+      // zod reports unknown keys on their parent object; name each key itself.
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) issues.push({ path: formatJsonPath([...issue.path, key]), message: `unknown key "${key}"` });
+      } else issues.push({ path: formatJsonPath(issue.path), message: issue.message });
+    }
   }
   if (issues.length > 0 || !parsed.success) throw new ConfigError(source, issues);
-  const config = withBuiltins(parsed.data, source);
-  const crossIssues = crossCheck(config);
+  const config = withBuiltins(parsed.data, source, userLocalKeys(interpolated));
+  const crossIssues = crossCheck(config, parsed.data.message_tiers !== undefined);
   if (crossIssues.length > 0) throw new ConfigError(source, crossIssues);
   return config;
 }
 
-function withBuiltins(parsed: ParsedConfig, source: string | null): Config {
+/** The keys the user actually wrote under providers.local (schema defaults must not override the built-in ones). */
+function userLocalKeys(raw: unknown): string[] {
+  const providers = (raw as { providers?: Record<string, unknown> } | null)?.providers;
+  const local = providers?.[LOCAL_PROVIDER_ID];
+  return local !== null && typeof local === 'object' ? Object.keys(local) : [];
+}
+
+function withBuiltins(parsed: ParsedConfig, source: string | null, localKeys: string[]): Config {
   const userLocal = parsed.providers[LOCAL_PROVIDER_ID];
   const localEnabled = userLocal === undefined ? true : userLocal.enabled;
-  const providers = { [LOCAL_PROVIDER_ID]: { ...BUILTIN_LOCAL_PROVIDER, ...(userLocal ?? {}) }, ...withoutKey(parsed.providers, LOCAL_PROVIDER_ID) };
+  const localOverrides = userLocal === undefined ? {} : Object.fromEntries(localKeys.map((key) => [key, userLocal[key as keyof typeof userLocal]]));
+  const providers = { [LOCAL_PROVIDER_ID]: { ...BUILTIN_LOCAL_PROVIDER, ...localOverrides }, ...withoutKey(parsed.providers, LOCAL_PROVIDER_ID) };
   const models = { ...(localEnabled ? BUILTIN_LOCAL_MODELS : {}), ...parsed.models };
   const firstChat = Object.entries(models).find(([, model]) => model.type === 'chat')?.[0] ?? DEFAULT_MESSAGE_TIER_MODEL;
   return {
@@ -121,7 +134,7 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
 }
 
 /** Checks that names refer to things that exist (routes → providers, plans, tiers, embedding model). */
-function crossCheck(config: Config): ConfigIssue[] {
+function crossCheck(config: Config, tiersWritten: boolean): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const [modelId, model] of Object.entries(config.models)) {
     if (modelId.includes(':')) issues.push({ path: formatJsonPath(['models', modelId]), message: 'a model id may not contain ":" (it separates the flavor suffix)' });
@@ -135,7 +148,8 @@ function crossCheck(config: Config): ConfigIssue[] {
   if (config.plans[config.default_plan] === undefined) {
     issues.push({ path: '$.default_plan', message: `unknown plan "${config.default_plan}" (define it under "plans")` });
   }
-  for (const [tier, modelId] of Object.entries(config.message_tiers)) {
+  // Default tiers point at the first chat model, or nothing when there is none: only check what the user wrote.
+  for (const [tier, modelId] of tiersWritten ? Object.entries(config.message_tiers) : []) {
     if (config.models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"` });
   }
   const embeddingModel = config.models[config.vector_stores.embedding_model];

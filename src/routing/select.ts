@@ -15,6 +15,7 @@ function priceKey(route: RouteConfig): number {
   return (
     (pricing.input_cost_per_million_eur ?? 0) +
     (pricing.output_cost_per_million_eur ?? 0) +
+    (pricing.cache_read_cost_per_million_eur ?? 0) +
     (pricing.image_cost_per_image_eur ?? 0) +
     (pricing.audio_cost_per_minute_eur ?? 0)
   );

@@ -87,13 +87,6 @@ export class AccountRepository {
     return [...this.database.data.accounts];
   }
 
-  async reload(): Promise<void> {
-    await this.flush();
-    await this.database.read();
-    this.sequence = this.database.data.journal_seq;
-    await this.replayJournal();
-  }
-
   async insert(record: AccountRecord): Promise<void> {
     this.database.data.accounts.push(record);
     await this.snapshot();

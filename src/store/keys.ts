@@ -36,12 +36,6 @@ export class KeyRepository {
     this.byHash = new Map(this.database.data.keys.map((record) => [record.hash, record]));
   }
 
-  /** Re-reads the file (a CLI wrote it directly while no server ran). */
-  async reload(): Promise<void> {
-    await this.database.read();
-    this.reindex();
-  }
-
   findByHash(hash: string): KeyRecord | undefined {
     return this.byHash.get(hash);
   }

@@ -1,5 +1,4 @@
-import { Decimal } from 'decimal.js';
-import { formatDecimal } from '../billing/money.js';
+import { Decimal, formatDecimal } from '../billing/money.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 
 export type UsageGrouping = 'model' | 'key' | 'day' | 'provider';
