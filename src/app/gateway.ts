@@ -45,6 +45,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const cleanups: Array<() => Promise<void>> = [() => lock.release()];
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => logger.error('shutdown step failed', { error: String(error) }));
+    logger.info('gateway stopped', { data_dir: options.dataDir });
   };
   try {
     const store = await openStore(options.dataDir);
@@ -68,6 +69,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     countTokens('warm up');
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
+    logger.info('gateway started', {
+      url: http.url,
+      data_dir: options.dataDir,
+      config: options.config.source ?? 'built-in defaults',
+      providers: Object.entries(options.config.providers).filter(([, provider]) => provider.enabled).map(([id, provider]) => `${id} (${provider.kind})`),
+      models: app.catalog.activeModels().length,
+    });
     let closing: Promise<void> | undefined;
     return {
       url: http.url,

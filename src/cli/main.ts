@@ -20,6 +20,7 @@ export async function main(argv: string[]): Promise<void> {
     .option('--base-url <url>', 'gateway URL for client commands (env IGW_BASE_URL; default http://127.0.0.1:8787)')
     .option('--api-key <key>', 'API key for client commands (env IGW_API_KEY)')
     .showHelpAfterError('(run igw --help for usage)')
+    .addHelpText('after', '\nExample:\n  igw serve &\n  export IGW_API_KEY=$(igw keys create --name laptop)\n  igw models --meta')
     .exitOverride();
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);

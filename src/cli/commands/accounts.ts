@@ -10,6 +10,7 @@ export function registerAccounts(program: Command, globals: () => GlobalOptions)
     .command('list')
     .description('list accounts with plan and balances')
     .option('--json', 'print a JSON array')
+    .addHelpText('after', '\nExample:\n  igw accounts list --json')
     .action(async (options: { json?: boolean }) => {
       const config = await loadCliConfig(globals());
       const list = await runAdmin(resolveDataDir(globals()), config, 'accounts.list', {});

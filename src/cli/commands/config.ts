@@ -14,6 +14,7 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
     .command('init')
     .description('write a commented starter config (./igw.config.json, or --config FILE)')
     .option('--force', 'overwrite an existing file')
+    .addHelpText('after', '\nExample:\n  igw config init && igw config check')
     .action(async (options: { force?: boolean }) => {
       const target = path.resolve(globals().config ?? process.env['IGW_CONFIG'] ?? 'igw.config.json');
       try {
@@ -30,6 +31,7 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
     .command('check')
     .description('validate the config and print every problem with its JSON path')
     .option('--json', 'print {ok, source, issues}')
+    .addHelpText('after', '\nExample:\n  igw --config ./igw.config.json config check')
     .action(async (options: { json?: boolean }) => {
       try {
         const loaded = await loadConfig({ configPath: globals().config, env: process.env, cwd: process.cwd() });

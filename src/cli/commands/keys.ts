@@ -49,6 +49,7 @@ export function registerKeys(program: Command, globals: () => GlobalOptions): vo
     .command('list')
     .description('list keys (never the full key)')
     .option('--json', 'print a JSON array')
+    .addHelpText('after', '\nExample:\n  igw keys list --json')
     .action(async (options: { json?: boolean }) => {
       const config = await loadCliConfig(globals());
       const list = await runAdmin(resolveDataDir(globals()), config, 'keys.list', {});
@@ -67,6 +68,7 @@ export function registerKeys(program: Command, globals: () => GlobalOptions): vo
     .description('revoke a key; it stops working at once')
     .argument('<id>', 'key id (from igw keys list)')
     .option('--json', 'print {id, revoked_at}')
+    .addHelpText('after', '\nExample:\n  igw keys revoke key_AbC123')
     .action(async (id: string, options: { json?: boolean }) => {
       const config = await loadCliConfig(globals());
       const result = await runAdmin(resolveDataDir(globals()), config, 'keys.revoke', { id });
@@ -79,6 +81,7 @@ export function registerKeys(program: Command, globals: () => GlobalOptions): vo
     .description('replace a key with a new one (same settings); the old one stops working at once')
     .argument('<id>', 'key id (from igw keys list)')
     .option('--json', 'print the new key object')
+    .addHelpText('after', '\nExample:\n  export IGW_API_KEY=$(igw keys rotate key_AbC123)')
     .action(async (id: string, options: { json?: boolean }) => {
       const config = await loadCliConfig(globals());
       const created = await runAdmin(resolveDataDir(globals()), config, 'keys.rotate', { id });

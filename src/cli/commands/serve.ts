@@ -30,7 +30,15 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const config = await loadCliConfig(globals());
       const dataDir = resolveDataDir(globals());
       const port = parsePort(options.port);
-      let gateway;
+      // Signals are handled from the start: a SIGTERM that lands while the gateway is still
+      // starting (or right as it prints its line) stops it cleanly once it is up.
+      let stopRequested: string | null = null;
+      let stop: (signal: string) => void = (signal) => {
+        stopRequested = signal;
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      let gateway: Awaited<ReturnType<typeof startGateway>>;
       try {
         gateway = await startGateway({ dataDir, config, ...(port === undefined ? {} : { port }), ...(options.host === undefined ? {} : { host: options.host }) });
       } catch (error) {
@@ -42,13 +50,8 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         }
         throw error;
       }
-      // The one line scripts wait for (DESIGN §1); logs go to stderr.
-      printResult(`igw listening on ${gateway.url}`);
-      if (process.stdout.isTTY && options.tui) {
-        printInfo(`data dir ${dataDir}; config ${config.source ?? 'built-in defaults'}. Create a key with: igw keys create. Ctrl-C stops.`);
-      }
       let stopping = false;
-      const stop = (signal: string) => {
+      stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         printInfo(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }));
@@ -60,7 +63,11 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
           },
         );
       };
-      process.on('SIGINT', () => stop('SIGINT'));
-      process.on('SIGTERM', () => stop('SIGTERM'));
+      // The one line scripts wait for (DESIGN §1); logs go to stderr.
+      printResult(`igw listening on ${gateway.url}`);
+      if (process.stdout.isTTY && options.tui) {
+        printInfo(`data dir ${dataDir}; config ${config.source ?? 'built-in defaults'}. Create a key with: igw keys create. Ctrl-C stops.`);
+      }
+      if (stopRequested !== null) stop(stopRequested);
     });
 }

@@ -6,6 +6,7 @@ import { authenticate, extractApiKey } from '../../../src/auth/authenticate.js';
 import { displayKey, generateApiKey, hashApiKey } from '../../../src/auth/keys.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { KeyRepository, type KeyRecord } from '../../../src/store/keys.js';
+import { gatewayErrorOf } from '../../helpers/thrown.js';
 
 const NOW_MS = Date.UTC(2026, 0, 15, 12, 0, 0);
 const NOW_S = Math.floor(NOW_MS / 1000);
@@ -48,16 +49,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
-
-function failure(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a GatewayError');
-}
 
 describe('extractApiKey', () => {
   it.each<{ name: string; headers: Record<string, string>; expected: string | undefined }>([
@@ -103,7 +94,7 @@ describe('authenticate', () => {
     { name: 'expired key', headers: () => ({ authorization: `Bearer ${expired}` }), code: 'AUTH_1008' },
     { name: 'live key with one character changed', headers: () => ({ authorization: `Bearer ${live.slice(0, -1)}${live.endsWith('x') ? 'y' : 'x'}` }), code: 'AUTH_1008' },
   ])('$name → $code (401)', ({ headers, code }) => {
-    const error = failure(() => authenticate(headers(), keys, NOW_MS));
+    const error = gatewayErrorOf(() => authenticate(headers(), keys, NOW_MS));
     expect(error.code).toBe(code);
     expect(error.status).toBe(401);
     expect(error.retryable).toBe(false);
@@ -111,7 +102,7 @@ describe('authenticate', () => {
 
   it('expires exactly at expires_at', () => {
     expect(authenticate({ 'x-api-key': expiresLater }, keys, (NOW_S + 59) * 1000).keyId).toBe('key_later');
-    expect(failure(() => authenticate({ 'x-api-key': expiresLater }, keys, (NOW_S + 60) * 1000)).code).toBe('AUTH_1008');
+    expect(gatewayErrorOf(() => authenticate({ 'x-api-key': expiresLater }, keys, (NOW_S + 60) * 1000)).code).toBe('AUTH_1008');
   });
 
   it('stops accepting a key as soon as it is revoked', async () => {
@@ -119,7 +110,7 @@ describe('authenticate', () => {
     await keys.insert(record('key_to_revoke', key));
     expect(authenticate({ 'x-api-key': key }, keys, NOW_MS).keyId).toBe('key_to_revoke');
     await keys.update('key_to_revoke', { revoked_at: NOW_S });
-    expect(failure(() => authenticate({ 'x-api-key': key }, keys, NOW_MS)).code).toBe('AUTH_1008');
+    expect(gatewayErrorOf(() => authenticate({ 'x-api-key': key }, keys, NOW_MS)).code).toBe('AUTH_1008');
   });
 
 });

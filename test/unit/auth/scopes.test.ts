@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KNOWN_SCOPES, requireScope, scopeGrants } from '../../../src/auth/scopes.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { gatewayErrorOf } from '../../helpers/thrown.js';
 
 describe('scopeGrants (spec "Authentication" §5)', () => {
   it.each<{ granted: string[]; required: string; expected: boolean }>([
@@ -39,16 +40,6 @@ describe('scopeGrants (spec "Authentication" §5)', () => {
   });
 });
 
-function thrown(run: () => void): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a GatewayError');
-}
-
 describe('requireScope', () => {
   it.each<{ granted: string[]; required: string | string[] }>([
     { granted: ['*'], required: 'inference.chat' },
@@ -69,7 +60,7 @@ describe('requireScope', () => {
     // alternatives: the first is named
     { granted: ['kit.tools'], required: ['inference.chat', 'inference.embeddings'], named: 'inference.chat' },
   ])('refuses $granted for $required with AUTH_1015 naming $named', ({ granted, required, named }) => {
-    const error = thrown(() => requireScope(granted, required));
+    const error = gatewayErrorOf(() => requireScope(granted, required));
     expect(error.code).toBe('AUTH_1015');
     expect(error.status).toBe(403);
     expect(error.retryable).toBe(false);

@@ -3,6 +3,7 @@ import { Catalog } from '../../../src/catalog/catalog.js';
 import { buildConfig } from '../../../src/config/load.js';
 import type { ModelType, PlanConfig } from '../../../src/config/schema.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { gatewayErrorOf } from '../../helpers/thrown.js';
 
 const config = buildConfig(
   {
@@ -25,16 +26,6 @@ const catalog = new Catalog(config);
 const developer = config.plans['developer']!;
 const free = config.plans['free']!;
 const basic = config.plans['basic']!;
-
-function failure(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a GatewayError');
-}
 
 describe('Catalog.resolve', () => {
   it.each<{ requested: string; plan: PlanConfig; types?: ModelType[]; id: string; flavor: string | null }>([
@@ -60,7 +51,7 @@ describe('Catalog.resolve', () => {
     { name: 'model whose only provider is disabled', requested: 'dead-model' },
     { name: 'case matters', requested: 'GPT-4o-mini' },
   ])('$name → INFERENCE_3001', ({ requested }) => {
-    const error = failure(() => catalog.resolve(requested, developer, 'developer'));
+    const error = gatewayErrorOf(() => catalog.resolve(requested, developer, 'developer'));
     expect(error.code).toBe('INFERENCE_3001');
     expect(error.status).toBe(404);
     expect(error.details).toEqual({ model: requested });
@@ -70,7 +61,7 @@ describe('Catalog.resolve', () => {
     { plan: free, planName: 'free' },
     { plan: basic, planName: 'basic' },
   ])('an advanced model on plan $planName → VALIDATION_4003 naming a plan that has advanced_models', ({ plan, planName }) => {
-    const error = failure(() => catalog.resolve('big-model', plan, planName));
+    const error = gatewayErrorOf(() => catalog.resolve('big-model', plan, planName));
     expect(error.code).toBe('VALIDATION_4003');
     expect(error.status).toBe(403);
     expect(error.details).toMatchObject({ benefit: 'advanced_models', plan: planName });
@@ -86,7 +77,7 @@ describe('Catalog.resolve', () => {
       null,
       {},
     );
-    const error = failure(() => new Catalog(onlyBasic).resolve('adv', onlyBasic.plans['free']!, 'free'));
+    const error = gatewayErrorOf(() => new Catalog(onlyBasic).resolve('adv', onlyBasic.plans['free']!, 'free'));
     expect(error.code).toBe('VALIDATION_4003');
     expect(error.details).not.toHaveProperty('required_plan');
   });
@@ -97,7 +88,7 @@ describe('Catalog.resolve', () => {
     { requested: 'local-echo', types: ['image'] },
     { requested: 'local-image', types: ['reranker', 'embeddings'] },
   ])('$requested for an endpoint needing $types → VALIDATION_4005 on field model', ({ requested, types }) => {
-    const error = failure(() => catalog.resolve(requested, developer, 'developer', types));
+    const error = gatewayErrorOf(() => catalog.resolve(requested, developer, 'developer', types));
     expect(error.code).toBe('VALIDATION_4005');
     expect(error.status).toBe(400);
     expect(error.details).toEqual({ field: 'model' });

@@ -2,18 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { checkHost, corsHeaders, isLoopbackHost } from '../../../src/http/guards.js';
+import { gatewayErrorOf } from '../../helpers/thrown.js';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
-
-function refused(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error('expected a GatewayError');
-}
 
 describe('isLoopbackHost', () => {
   it.each<[string, boolean]>([
@@ -66,7 +57,7 @@ describe('checkHost (DNS rebinding guard)', () => {
     { bound: 'localhost', host: 'attacker.example' },
     { bound: '::1', host: 'evil.com' },
   ])('bound to $bound refuses Host $host with AUTH_1040', ({ bound, host }) => {
-    const error = refused(() => checkHost(request(host === undefined ? {} : { host }), bound));
+    const error = gatewayErrorOf(() => checkHost(request(host === undefined ? {} : { host }), bound));
     expect(error.code).toBe('AUTH_1040');
     expect(error.status).toBe(403);
   });
@@ -96,7 +87,7 @@ describe('corsHeaders', () => {
     { origin: 'https://app.example:8443', allowed: ['https://app.example'] },
     { origin: 'null', allowed: ['https://app.example'] },
   ])('refuses $origin with $allowed → AUTH_1041', ({ origin, allowed }) => {
-    const error = refused(() => corsHeaders(request({ origin }), allowed));
+    const error = gatewayErrorOf(() => corsHeaders(request({ origin }), allowed));
     expect(error.code).toBe('AUTH_1041');
     expect(error.status).toBe(403);
     expect(error.message).toContain(origin);
