@@ -97,10 +97,9 @@ export function buildConfig(raw: unknown, source: string | null, env: NodeJS.Pro
       } else issues.push({ path: formatJsonPath(issue.path), message: issue.message });
     }
   }
+  issues.push(...referenceIssues(interpolated));
   if (issues.length > 0 || !parsed.success) throw new ConfigError(source, issues);
   const config = withBuiltins(parsed.data, source, userLocalKeys(interpolated));
-  const crossIssues = crossCheck(config, parsed.data.message_tiers !== undefined);
-  if (crossIssues.length > 0) throw new ConfigError(source, crossIssues);
   return config;
 }
 
@@ -133,28 +132,47 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
   return rest;
 }
 
-/** Checks that names refer to things that exist (routes → providers, plans, tiers, embedding model). */
-function crossCheck(config: Config, tiersWritten: boolean): ConfigIssue[] {
+type Loose = Record<string, unknown>;
+
+function asRecord(value: unknown): Loose {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : {};
+}
+
+/**
+ * Checks that names refer to things that exist (routes → providers, plans, tiers, embedding
+ * model). It reads the raw (interpolated) object leniently, so these problems are reported
+ * together with schema problems rather than hidden behind them.
+ */
+function referenceIssues(raw: unknown): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  for (const [modelId, model] of Object.entries(config.models)) {
+  const root = asRecord(raw);
+  const userProviders = asRecord(root['providers']);
+  const localEnabled = asRecord(userProviders[LOCAL_PROVIDER_ID])['enabled'] !== false;
+  const providerIds = new Set([LOCAL_PROVIDER_ID, ...Object.keys(userProviders)]);
+  const models: Loose = { ...(localEnabled ? BUILTIN_LOCAL_MODELS : {}), ...asRecord(root['models']) };
+  for (const [modelId, model] of Object.entries(asRecord(root['models']))) {
     if (modelId.includes(':')) issues.push({ path: formatJsonPath(['models', modelId]), message: 'a model id may not contain ":" (it separates the flavor suffix)' });
-    model.routes.forEach((route, index) => {
-      const provider = config.providers[route.provider];
-      if (provider === undefined) {
-        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${route.provider}" (define it under "providers")` });
+    const routes = asRecord(model)['routes'];
+    (Array.isArray(routes) ? routes : []).forEach((route, index) => {
+      const provider = asRecord(route)['provider'];
+      if (typeof provider === 'string' && !providerIds.has(provider)) {
+        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${provider}" (define it under "providers")` });
       }
     });
   }
-  if (config.plans[config.default_plan] === undefined) {
-    issues.push({ path: '$.default_plan', message: `unknown plan "${config.default_plan}" (define it under "plans")` });
+  const plans = new Set([...Object.keys(BUILTIN_PLANS), ...Object.keys(asRecord(root['plans']))]);
+  const defaultPlan = root['default_plan'];
+  if (typeof defaultPlan === 'string' && !plans.has(defaultPlan)) {
+    issues.push({ path: '$.default_plan', message: `unknown plan "${defaultPlan}" (define it under "plans")` });
   }
-  // Default tiers point at the first chat model, or nothing when there is none: only check what the user wrote.
-  for (const [tier, modelId] of tiersWritten ? Object.entries(config.message_tiers) : []) {
-    if (config.models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"` });
+  // Default tiers point at the first chat model (or none): only tiers the user wrote are checked.
+  for (const [tier, modelId] of Object.entries(asRecord(root['message_tiers']))) {
+    if (typeof modelId === 'string' && models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"` });
   }
-  const embeddingModel = config.models[config.vector_stores.embedding_model];
-  if (embeddingModel !== undefined && embeddingModel.type !== 'embeddings') {
-    issues.push({ path: '$.vector_stores.embedding_model', message: `model "${config.vector_stores.embedding_model}" is of type ${embeddingModel.type}, not embeddings` });
+  const embeddingId = asRecord(root['vector_stores'])['embedding_model'];
+  if (typeof embeddingId === 'string') {
+    const type = asRecord(models[embeddingId])['type'];
+    if (type !== undefined && type !== 'embeddings') issues.push({ path: '$.vector_stores.embedding_model', message: `model "${embeddingId}" is of type ${String(type)}, not embeddings` });
   }
   return issues;
 }
