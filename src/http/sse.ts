@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 export class SseWriter {
   private heartbeat: NodeJS.Timeout | null = null;
   private closed = false;
+  private corked = false;
 
   constructor(
     private readonly response: ServerResponse,
@@ -21,7 +22,8 @@ export class SseWriter {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    this.response.flushHeaders();
+    // No flushHeaders(): the stream opens once the first upstream chunk is in hand, so the head
+    // leaves together with it in one write.
     this.heartbeat = setInterval(() => {
       if (!this.closed) this.response.write(': keep-alive\n\n');
     }, this.heartbeatMs);
@@ -37,6 +39,16 @@ export class SseWriter {
     if (this.closed) return;
     const payload = typeof data === 'string' ? data : JSON.stringify(data);
     const frame = `${event === undefined ? '' : `event: ${event}\n`}data: ${payload}\n\n`;
+    // Events decoded from one upstream read arrive in the same tick: cork so they leave in one
+    // write instead of one syscall per event; uncorking on the next tick adds no waiting.
+    if (!this.corked) {
+      this.corked = true;
+      this.response.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.response.uncork();
+      });
+    }
     if (!this.response.write(frame)) {
       await new Promise<void>((resolve) => {
         const done = () => {
