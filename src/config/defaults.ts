@@ -10,6 +10,7 @@ export const LOCAL_PROVIDER_ID = 'local';
 export const BUILTIN_LOCAL_PROVIDER: ProviderConfig = {
   kind: 'local',
   enabled: true,
+  vendor: 'generic',
   headers: {},
   timeout_ms: 60_000,
   // Runs on this machine; location unknown to igw ("ZZ" is the ISO code for "unknown").

@@ -79,6 +79,11 @@ export const providerSchema = z
   .object({
     kind: z.enum(['openai', 'anthropic', 'local']),
     enabled: z.boolean().default(true),
+    /**
+     * Which OpenAI-compatible server this is, for its quirks (parameters it refuses, field
+     * names it expects). `generic` forwards everything as the client sent it.
+     */
+    vendor: z.enum(['generic', 'openai', 'azure', 'groq', 'mistral', 'deepseek', 'ollama', 'vllm', 'llama-cpp', 'lmstudio', 'openrouter', 'together', 'xai']).default('generic'),
     base_url: z.string().url().optional(),
     api_key: z.string().optional(),
     headers: z.record(z.string(), z.string()).default({}),
@@ -116,9 +121,21 @@ export const configSchema = z
         allow_private_urls: z.boolean().default(false),
         max_body_bytes: z.number().int().positive().default(20 * 1024 * 1024),
         shutdown_grace_ms: z.number().int().nonnegative().default(10_000),
+        /** Image URLs in chat messages are fetched by igw and re-encoded as data URIs within these limits. */
+        image_fetch_max_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+        image_fetch_timeout_ms: z.number().int().positive().default(10_000),
       })
       .strict()
-      .default({ port: 8787, host: '127.0.0.1', cors_origins: [], allow_private_urls: false, max_body_bytes: 20 * 1024 * 1024, shutdown_grace_ms: 10_000 }),
+      .default({
+        port: 8787,
+        host: '127.0.0.1',
+        cors_origins: [],
+        allow_private_urls: false,
+        max_body_bytes: 20 * 1024 * 1024,
+        shutdown_grace_ms: 10_000,
+        image_fetch_max_bytes: 20 * 1024 * 1024,
+        image_fetch_timeout_ms: 10_000,
+      }),
     billing: z
       .object({
         energy_units_per_eur: z.number().finite().positive().default(1000),
