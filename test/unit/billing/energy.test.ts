@@ -2,21 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { carbonPerKiloToken, environmentImpact } from '../../../src/billing/energy.js';
 import { NO_CONSUMPTION, type Consumption } from '../../../src/billing/price.js';
 import type { EnergyFigures, ProviderConfig } from '../../../src/config/schema.js';
+import { providerConfig } from '../../helpers/provider-config.js';
 
 function provider(change: Partial<ProviderConfig> = {}): ProviderConfig {
-  return {
-    kind: 'openai',
-    enabled: true,
-    base_url: 'https://example.test/v1',
-    headers: {},
-    timeout_ms: 60_000,
-    location: 'US',
-    pue: 1.2,
-    renewable_percent: 40,
-    carbon_g_per_kwh: 380,
-    water_l_per_kwh: 1.8,
-    ...change,
-  };
+  return providerConfig({ location: 'US', pue: 1.2, renewable_percent: 40, carbon_g_per_kwh: 380, water_l_per_kwh: 1.8, ...change });
 }
 
 const usage = (change: Partial<Consumption>): Consumption => ({ ...NO_CONSUMPTION, ...change });

@@ -4,19 +4,9 @@ import type { ErrorCode } from '../../../src/errors/catalog.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { tryRoutes } from '../../../src/routing/fallback.js';
 import type { CandidateRoute } from '../../../src/routing/select.js';
+import { providerConfig } from '../../helpers/provider-config.js';
 
-const provider: ProviderConfig = {
-  kind: 'openai',
-  enabled: true,
-  base_url: 'https://example.test/v1',
-  headers: {},
-  timeout_ms: 60_000,
-  location: 'US',
-  pue: 1.2,
-  renewable_percent: 0,
-  carbon_g_per_kwh: 400,
-  water_l_per_kwh: 1.8,
-};
+const provider: ProviderConfig = providerConfig();
 
 const candidate = (providerId: string): CandidateRoute => ({
   providerId,

@@ -2,21 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Flavor, ModelConfig, ProviderConfig, RouteConfig } from '../../../src/config/schema.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { modelOffersFlavor, selectRoutes, type RouteOrder } from '../../../src/routing/select.js';
+import { providerConfig } from '../../helpers/provider-config.js';
 
 function provider(change: Partial<ProviderConfig> = {}): ProviderConfig {
-  return {
-    kind: 'openai',
-    enabled: true,
-    base_url: 'https://example.test/v1',
-    headers: {},
-    timeout_ms: 60_000,
-    location: 'US',
-    pue: 1.2,
-    renewable_percent: 0,
-    carbon_g_per_kwh: 400,
-    water_l_per_kwh: 1.8,
-    ...change,
-  };
+  return providerConfig({ location: 'US', pue: 1.2, renewable_percent: 0, carbon_g_per_kwh: 400, water_l_per_kwh: 1.8, ...change });
 }
 
 function route(providerId: string, change: Partial<RouteConfig> = {}): RouteConfig {
