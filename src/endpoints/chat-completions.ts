@@ -1,7 +1,7 @@
 import type { Consumption } from '../billing/price.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render.js';
-import type { RequestCall } from '../http/request-call.js';
+import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { SseWriter } from '../http/sse.js';
 import { tryRoutes } from '../routing/fallback.js';
@@ -55,26 +55,30 @@ export async function handleChatCompletions(call: RequestCall): Promise<void> {
   if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true);
 
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
-    call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId }),
+    timeUpstream(call, () =>
+      call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId }),
+    ),
   );
   const metering = meterCall(call, candidate, consumptionOf(result.usage));
-  sendJson(call.response, 200, { ...result, model: resolved.requested, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, call.headers);
+  sendJson(call.response, 200, { ...result, model: resolved.requested, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
 }
 
 async function streamChat(call: RequestCall, request: ChatRequest, requestedModel: string, candidates: Parameters<typeof tryRoutes>[0], includeUsage: boolean): Promise<void> {
   // The first chunk is awaited inside the route loop, so a provider that fails before sending
   // anything still falls through to the next route; after that the stream is committed.
-  const { result: opened, candidate } = await tryRoutes(candidates, call.signal, async (route) => {
-    const iterator = call.app.providers
-      .get(route.providerId)
-      .chatStream({ ...request, stream: true }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })
-      [Symbol.asyncIterator]();
-    const first = await iterator.next();
-    return { iterator, first };
-  });
+  const { result: opened, candidate } = await tryRoutes(candidates, call.signal, (route) =>
+    timeUpstream(call, async () => {
+      const iterator = call.app.providers
+        .get(route.providerId)
+        .chatStream({ ...request, stream: true }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })
+        [Symbol.asyncIterator]();
+      const first = await iterator.next();
+      return { iterator, first };
+    }),
+  );
 
   const writer = new SseWriter(call.response);
-  writer.open(call.headers);
+  writer.open(responseHeaders(call));
   let usage: ChatUsage | undefined;
   let last: ChatChunk | undefined;
   let streamedText = '';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestCall } from '../http/request-call.js';
+import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
@@ -59,9 +59,11 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
     const adapter = call.app.providers.get(route.providerId);
     if (adapter.embed === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not serve embeddings.`);
-    return adapter.embed(
-      { input: texts, ...(body.dimensions === undefined ? {} : { dimensions: body.dimensions }), ...(body.user === undefined ? {} : { user: body.user }) },
-      { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+    return timeUpstream(call, () =>
+      adapter.embed!(
+        { input: texts, ...(body.dimensions === undefined ? {} : { dimensions: body.dimensions }), ...(body.user === undefined ? {} : { user: body.user }) },
+        { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+      ),
     );
   });
   const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
@@ -77,6 +79,6 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
       environment_impact: metering.environment_impact,
       billing_cost: metering.billing_cost,
     },
-    call.headers,
+    responseHeaders(call),
   );
 }

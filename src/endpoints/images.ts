@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestCall } from '../http/request-call.js';
+import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { meterCall } from './shared/metering.js';
@@ -34,18 +34,20 @@ export async function handleImageGenerations(call: RequestCall): Promise<void> {
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
     const adapter = call.app.providers.get(route.providerId);
     if (adapter.generateImages === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not generate images.`);
-    return adapter.generateImages(
-      {
-        prompt: body.prompt,
-        n,
-        size,
-        quality: body.quality ?? 'standard',
-        style: body.style ?? 'vivid',
-        ...(body.seed === undefined ? {} : { seed: body.seed }),
-        ...(body.user === undefined ? {} : { user: body.user }),
-        extra,
-      },
-      { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+    return timeUpstream(call, () =>
+      adapter.generateImages!(
+        {
+          prompt: body.prompt,
+          n,
+          size,
+          quality: body.quality ?? 'standard',
+          style: body.style ?? 'vivid',
+          ...(body.seed === undefined ? {} : { seed: body.seed }),
+          ...(body.user === undefined ? {} : { user: body.user }),
+          extra,
+        },
+        { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+      ),
     );
   });
   const metering = meterCall(call, candidate, { inputTokens: 0, outputTokens: 0, cachedTokens: 0, images: result.images.length, audioMinutes: 0 });
@@ -60,6 +62,6 @@ export async function handleImageGenerations(call: RequestCall): Promise<void> {
       credits_cost: Number(metering.billing_cost.credits),
       environment_impact: metering.environment_impact,
     },
-    call.headers,
+    responseHeaders(call),
   );
 }

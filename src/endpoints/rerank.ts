@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestCall } from '../http/request-call.js';
+import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { meterCall } from './shared/metering.js';
@@ -15,9 +15,11 @@ export async function handleRerank(call: RequestCall): Promise<void> {
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
     const adapter = call.app.providers.get(route.providerId);
     if (adapter.rerank === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not serve rerank.`);
-    return adapter.rerank(
-      { query: body.query, documents, ...(body.top_n === undefined ? {} : { top_n: body.top_n }), ...(body.max_chunks_per_doc === undefined ? {} : { max_chunks_per_doc: body.max_chunks_per_doc }) },
-      { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+    return timeUpstream(call, () =>
+      adapter.rerank!(
+        { query: body.query, documents, ...(body.top_n === undefined ? {} : { top_n: body.top_n }), ...(body.max_chunks_per_doc === undefined ? {} : { max_chunks_per_doc: body.max_chunks_per_doc }) },
+        { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
+      ),
     );
   });
   const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
@@ -39,6 +41,6 @@ export async function handleRerank(call: RequestCall): Promise<void> {
       environment_impact: metering.environment_impact,
       billing_cost: metering.billing_cost,
     },
-    call.headers,
+    responseHeaders(call),
   );
 }

@@ -26,6 +26,33 @@ export interface RequestCall {
   /** Headers every response of this call carries (request id, rate limits). */
   headers: Record<string, string>;
   log: CallLog;
+  /** performance.now() at arrival, and the time spent waiting on providers so far. */
+  timing: CallTiming;
+}
+
+export interface CallTiming {
+  startedAt: number;
+  upstreamMs: number;
+}
+
+/** Gateway time so far, excluding the time spent waiting on providers (x-igw-overhead-ms). */
+export function overheadMs(timing: CallTiming): string {
+  return Math.max(0, performance.now() - timing.startedAt - timing.upstreamMs).toFixed(3);
+}
+
+/** The headers to send now: the call's own plus the overhead measured up to this moment. */
+export function responseHeaders(call: RequestCall, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...call.headers, ...extra, 'x-igw-overhead-ms': overheadMs(call.timing) };
+}
+
+/** Runs one provider call and books its duration as upstream time (not gateway overhead). */
+export async function timeUpstream<T>(call: RequestCall, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await run();
+  } finally {
+    call.timing.upstreamMs += performance.now() - started;
+  }
 }
 
 export type EndpointHandler = (call: RequestCall) => Promise<void>;

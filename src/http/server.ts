@@ -8,7 +8,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { renderError, type ErrorDialect } from '../errors/render.js';
 import { BodyTooLargeError, readJsonBody } from './body.js';
 import { checkHost, corsHeaders } from './guards.js';
-import type { CallLog, RequestCall } from './request-call.js';
+import { overheadMs, type CallLog, type CallTiming, type RequestCall } from './request-call.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import type { GatewayRoute } from './routes.js';
@@ -54,6 +54,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     let call: RequestCall | undefined;
     let routePath: string | null = null;
     const log: CallLog = {};
+    const timing: CallTiming = { startedAt: performance.now(), upstreamMs: 0 };
     try {
       checkHost(request, host);
       Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
@@ -89,10 +90,10 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       response.once('close', () => {
         if (!response.writableFinished) abort.abort(new Error('client disconnected'));
       });
-      call = { app, request, response, requestId, params: match.params, query: url.searchParams, principal, account, planName, plan, body, signal: abort.signal, headers, log };
+      call = { app, request, response, requestId, params: match.params, query: url.searchParams, principal, account, planName, plan, body, signal: abort.signal, headers, log, timing };
       await route.handler(call);
     } catch (error) {
-      writeError(response, error, dialect, headers, request, log);
+      writeError(response, error, dialect, headers, request, log, timing);
     } finally {
       const finish = () => appendLog(app, requestId, routePath ?? new URL(request.url ?? '/', 'http://x').pathname, call, log, response.statusCode, app.clock.now() - startedAt);
       if (response.writableFinished || response.destroyed) finish();
@@ -100,7 +101,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     }
   }
 
-  function writeError(response: ServerResponse, error: unknown, dialect: ErrorDialect, headers: Record<string, string>, request: IncomingMessage, log: CallLog): void {
+  function writeError(response: ServerResponse, error: unknown, dialect: ErrorDialect, headers: Record<string, string>, request: IncomingMessage, log: CallLog, timing: CallTiming): void {
     if (!(error instanceof GatewayError) || error.code === 'SYSTEM_9001') {
       app.logger.error('unhandled error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error), cause: String((error as Error | undefined)?.cause ?? '') });
     }
@@ -111,7 +112,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       response.end();
       return;
     }
-    const extra: Record<string, string> = { ...headers, ...rendered.headers };
+    const extra: Record<string, string> = { ...headers, ...rendered.headers, 'x-igw-overhead-ms': overheadMs(timing) };
     if (error instanceof BodyTooLargeError) {
       // Do not read the rest of an oversized body; answer and close so nothing is left hanging.
       extra['connection'] = 'close';

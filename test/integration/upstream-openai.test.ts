@@ -219,6 +219,20 @@ describe('proxying to an OpenAI-compatible provider', () => {
     expect(upstream.requests.at(-1)!.body.model).toBe('real-embed-1');
   });
 
+  it('x-igw-overhead-ms reports gateway time without the provider\'s', async () => {
+    handler = () => new Promise((resolve) => setTimeout(() => resolve({ json: completion('slow but fine') }), 300));
+    const started = performance.now();
+    const response = await postJson(`${igw.url}/v1/chat/completions`, igw.key, { model: 'up-chat', messages: [{ role: 'user', content: 'hi' }] });
+    const total = performance.now() - started;
+    const overhead = Number(response.headers.get('x-igw-overhead-ms'));
+    expect(response.status).toBe(200);
+    expect(total).toBeGreaterThanOrEqual(300);
+    expect(overhead).toBeGreaterThanOrEqual(0);
+    expect(overhead).toBeLessThan(total - 250);
+    const failed = await postJson(`${igw.url}/v1/chat/completions`, igw.key, { model: 'nope', messages: [{ role: 'user', content: 'hi' }] });
+    expect(Number(failed.headers.get('x-igw-overhead-ms'))).toBeGreaterThanOrEqual(0);
+  });
+
   it('request log: one JSONL line per request with model, provider, tokens and cost', async () => {
     await postJson(`${igw.url}/v1/chat/completions`, igw.key, { model: 'up-chat', messages: [{ role: 'user', content: 'log me' }] });
     await igw.gateway.app.store.requestLog.close();
