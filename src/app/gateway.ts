@@ -9,7 +9,6 @@ import { startHttpServer } from '../http/server.js';
 import { ROUTES } from '../http/routes.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { ensureDataDir } from '../store/db.js';
-import { countTokens } from '../tokens/tokenizer.js';
 import { acquireLock } from '../store/lock.js';
 import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -65,8 +64,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
-    // Load the tokenizer's tables now (~0.6 s) rather than on the first request.
-    countTokens('warm up');
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
     logger.info('gateway started', {

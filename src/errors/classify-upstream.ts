@@ -128,6 +128,29 @@ export function classifyUpstreamStreamError(payload: unknown, providerId: string
 }
 
 /**
+ * Classifies an in-stream error event that names its kind by an error `type` rather than an
+ * HTTP status (Anthropic's `event: error` carrying `{type: "error", error: {type, message}}`).
+ * The type keeps its meaning: a rate limit stays INFERENCE_3108 (retryable), an oversized prompt
+ * INFERENCE_3207; overloaded_error, api_error and anything else are INFERENCE_3105 (retryable).
+ */
+export function classifyUpstreamErrorEvent(payload: unknown, providerId: string): GatewayError {
+  const info = readUpstreamError(payload);
+  const details: Record<string, unknown> = { provider: providerId };
+  if (info.type !== undefined) details['upstream_type'] = info.type;
+  if (info.message !== undefined) details['upstream_message'] = info.message;
+  if (info.type === 'rate_limit_error') {
+    return new GatewayError('INFERENCE_3108', `Provider "${providerId}" is rate limiting requests (reported in the stream); retry later.`, details, { cause: payload });
+  }
+  if (info.type === 'overloaded_error') {
+    return new GatewayError('INFERENCE_3105', `Provider "${providerId}" is overloaded (reported in the stream); retry later.`, details, { cause: payload });
+  }
+  if (isContextLengthError(info)) {
+    return new GatewayError('INFERENCE_3207', `The input is longer than the context window of the model at provider "${providerId}"; shorten the messages or lower max_tokens.`, details, { cause: payload });
+  }
+  return new GatewayError('INFERENCE_3105', `Provider "${providerId}" reported an error in the middle of the stream.`, details, { cause: payload });
+}
+
+/**
  * Reads message/type/code/param out of the envelopes seen in the recorded errors: OpenAI and
  * Groq `{error: {message, type, code, param}}`, Anthropic `{type: "error", error: {type,
  * message}}`, OpenRouter `{error: {code: 429, message, metadata: {raw}}}`, plus the plain

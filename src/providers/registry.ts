@@ -1,6 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { createAnthropicAdapter } from './anthropic/adapter.js';
 import { UpstreamHttpClient } from './http-client.js';
 import { createLocalAdapter } from './local/adapter.js';
 import { createOpenAiCompatibleAdapter } from './openai-compatible/adapter.js';
@@ -13,9 +14,11 @@ const FACTORIES: Record<string, AdapterFactory | undefined> = {
   local: (id) => createLocalAdapter(id),
   openai: (id, provider, httpClient) =>
     createOpenAiCompatibleAdapter(
-      { id, baseUrl: provider.base_url!, apiKey: provider.api_key, headers: provider.headers, timeoutMs: provider.timeout_ms },
+      { id, baseUrl: provider.base_url!, apiKey: provider.api_key, headers: provider.headers, timeoutMs: provider.timeout_ms, vendor: provider.vendor },
       httpClient,
     ),
+  anthropic: (id, provider, httpClient) =>
+    createAnthropicAdapter({ id, baseUrl: provider.base_url!, apiKey: provider.api_key, headers: provider.headers, timeoutMs: provider.timeout_ms }, httpClient),
 };
 
 /** One adapter per configured, enabled provider; one keep-alive pool per upstream origin. */

@@ -6,6 +6,7 @@ import { decodeSse } from '../sse-decode.js';
 import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ProviderAdapter } from '../types.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
+import { upstreamBodyForVendor, type Vendor } from './quirks.js';
 
 /** The config of one provider of kind `openai` (snake_case config already mapped by the caller). */
 export interface OpenAiCompatibleProviderOptions {
@@ -15,6 +16,8 @@ export interface OpenAiCompatibleProviderOptions {
   apiKey?: string;
   headers: Record<string, string>;
   timeoutMs: number;
+  /** Which OpenAI-compatible server this is, for its quirks (quirks.ts); default `generic`. */
+  vendor?: Vendor;
 }
 
 /**
@@ -28,6 +31,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   const origin = new URL(baseUrl).origin;
   const providerId = options.id;
   const headers = requestHeaders(options);
+  const vendor = options.vendor ?? 'generic';
 
   const failure = (error: unknown, context: CallContext): unknown => {
     if (error instanceof GatewayError) return error;
@@ -65,12 +69,12 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
     id: providerId,
 
     async chat(request: ChatRequest, context: CallContext): Promise<ChatResponse> {
-      const body = upstreamChatBody(request, context.upstreamModel, false);
+      const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, false), providerId);
       return normalizeChatResponse(await postJson('/chat/completions', body, context), fallbacks(context));
     },
 
     async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
-      const body = upstreamChatBody(request, context.upstreamModel, true);
+      const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
       let response;
       try {
         response = await httpClient.postStream(`${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });

@@ -1,0 +1,174 @@
+// npm run bench: igw next to a bare node:http pass-through and a direct call, same fake
+// upstream, same run, same load generator. Four processes: fake upstream, pass-through, igw,
+// and this client. Auth, routing, billing and the request log are all on in igw.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 2) * 1000;
+// Processes share two cores here, so single runs are noisy: rounds interleave the targets and
+// the table reports each cell's median round.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,32,128').split(',').map(Number);
+
+function firstLine(child) {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (part) => {
+      buffer += part;
+      const newline = buffer.indexOf('\n');
+      if (newline !== -1) resolve(buffer.slice(0, newline));
+    });
+    child.once('exit', (code) => reject(new Error(`process exited with ${code} before printing`)));
+  });
+}
+
+/** utime + stime of a process in seconds (Linux /proc), to turn req/s into req/s per core. */
+async function cpuSeconds(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function rssMb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+async function load({ origin, pathName, body, headers, connections, pid }) {
+  const pool = new Pool(origin, { connections, pipelining: 1 });
+  const latencies = [];
+  const firstBytes = [];
+  let errors = 0;
+  let peakRss = 0;
+  const request = () => pool.request({ method: 'POST', path: pathName, headers: { 'content-type': 'application/json', ...headers }, body });
+  const warmUntil = Date.now() + 300;
+  while (Date.now() < warmUntil) await request().then((response) => response.body.dump());
+  const cpuBefore = pid === undefined ? 0 : await cpuSeconds(pid);
+  const sampler = pid === undefined ? null : setInterval(() => void rssMb(pid).then((mb) => (peakRss = Math.max(peakRss, mb)), () => undefined), 200);
+  const started = performance.now();
+  const deadline = started + DURATION_MS;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const begin = performance.now();
+      try {
+        const response = await request();
+        let first = 0;
+        let bytes = 0;
+        for await (const part of response.body) {
+          if (first === 0) first = performance.now() - begin;
+          bytes += part.length;
+        }
+        if (response.statusCode !== 200 || bytes === 0) errors += 1;
+        else {
+          latencies.push(performance.now() - begin);
+          firstBytes.push(first);
+        }
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  if (sampler !== null) clearInterval(sampler);
+  const cpu = pid === undefined ? NaN : (await cpuSeconds(pid)) - cpuBefore;
+  await pool.close();
+  const quantile = (values, q) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  };
+  const rps = latencies.length / seconds;
+  return { rps, perCore: cpu > 0 ? latencies.length / cpu : NaN, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), ttfb: quantile(firstBytes, 0.5), errors, rss: peakRss };
+}
+
+const upstream = spawn(process.execPath, [path.join(root, 'bench/fake-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const upstreamOrigin = `http://127.0.0.1:${Number(await firstLine(upstream))}`;
+const passthrough = spawn(process.execPath, [path.join(root, 'bench/passthrough.mjs'), upstreamOrigin], { stdio: ['ignore', 'pipe', 'inherit'] });
+const passthroughOrigin = await firstLine(passthrough);
+const workDir = await mkdtemp(path.join(tmpdir(), 'igw-bench-'));
+const configPath = path.join(workDir, 'igw.config.json');
+await writeFile(
+  configPath,
+  JSON.stringify({
+    plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100000000 } },
+    providers: { bench: { kind: 'openai', base_url: `${upstreamOrigin}/v1`, api_key: 'bench' } },
+    models: {
+      'bench-model': { type: 'chat', capabilities: { streaming: true }, context_length: 128000, routes: [{ provider: 'bench', upstream_model: 'bench-model', pricing: { input_cost_per_million_eur: 0.14, output_cost_per_million_eur: 0.55 }, energy: { wh_per_1k_input_tokens: 0.02, wh_per_1k_output_tokens: 0.2 } }] },
+      'bench-embed': { type: 'embeddings', context_length: 8192, routes: [{ provider: 'bench', upstream_model: 'bench-embed', pricing: { input_cost_per_million_eur: 0.02 }, energy: { wh_per_1k_input_tokens: 0.001 } }] },
+    },
+  }),
+);
+const env = { ...process.env, IGW_DATA_DIR: path.join(workDir, 'data'), IGW_CONFIG: configPath };
+const key = await firstLine(spawn(process.execPath, [path.join(root, 'bin/igw.js'), 'keys', 'create', '--name', 'bench'], { env, stdio: ['ignore', 'pipe', 'ignore'] }));
+const igw = spawn(process.execPath, [path.join(root, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+const igwOrigin = (await firstLine(igw)).replace('igw listening on ', '');
+
+const chat = (stream) => JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'Say something about foxes.' }] });
+const scenarios = [
+  { name: 'chat', pathName: '/v1/chat/completions', body: chat(false) },
+  { name: 'chat stream', pathName: '/v1/chat/completions', body: chat(true) },
+  { name: 'embeddings', pathName: '/v1/embeddings', body: JSON.stringify({ model: 'bench-embed', input: 'foxes are quick' }) },
+];
+const targets = [
+  { via: 'direct', origin: upstreamOrigin, headers: {}, pid: upstream.pid },
+  { via: 'pass-through', origin: passthroughOrigin, headers: {}, pid: passthrough.pid },
+  { via: 'igw', origin: igwOrigin, headers: { authorization: `Bearer ${key}` }, pid: igw.pid },
+];
+
+const cells = new Map();
+try {
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const scenario of scenarios) {
+      for (const connections of CONNECTIONS) {
+        for (const target of targets) {
+          const result = await load({ ...scenario, ...target, connections });
+          const keyName = `${scenario.name}|${connections}|${target.via}`;
+          cells.set(keyName, [...(cells.get(keyName) ?? []), result]);
+        }
+      }
+    }
+  }
+} finally {
+  for (const child of [igw, passthrough, upstream]) child.kill('SIGTERM');
+  await new Promise((resolve) => igw.once('exit', resolve));
+  await rm(workDir, { recursive: true, force: true });
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const cell = (name, connections, via) => {
+  const results = cells.get(`${name}|${connections}|${via}`);
+  return Object.fromEntries(['rps', 'perCore', 'p50', 'p99', 'ttfb', 'rss'].map((metric) => [metric, median(results.map((result) => result[metric]))]).concat([['errors', results.reduce((sum, result) => sum + result.errors, 0)]]));
+};
+const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+console.log(`\nigw bench: ${DURATION_MS / 1000} s per cell, median of ${ROUNDS} interleaved rounds, node ${process.version}, ${(await readFile('/proc/cpuinfo', 'utf8')).match(/^processor/gm).length} cores\n`);
+console.log('| scenario | conns | via | req/s | req/s per core | p50 ms | p99 ms | first byte p50 ms | peak RSS MB | errors |');
+console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const scenario of scenarios) {
+  for (const connections of CONNECTIONS) {
+    for (const { via } of targets) {
+      const result = cell(scenario.name, connections, via);
+      console.log(`| ${scenario.name} | ${connections} | ${via} | ${fixed(result.rps, 0)} | ${fixed(result.perCore, 0)} | ${fixed(result.p50)} | ${fixed(result.p99)} | ${fixed(result.ttfb)} | ${via === 'direct' ? '-' : fixed(result.rss, 0)} | ${result.errors} |`);
+    }
+  }
+}
+
+console.log('\nTargets (issue "Real providers at full strength", item 8), igw against the pass-through:\n');
+console.log('| scenario | per-core ratio (≥ 0.5) | added p50 at 1 conn ms (< 0.5) | added first byte at 1 conn ms (< 1) | p99 ratio at 128 (< 3) | igw peak RSS MB (< 150) |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const scenario of scenarios) {
+  const low = Math.min(...CONNECTIONS);
+  const high = Math.max(...CONNECTIONS);
+  const igwLow = cell(scenario.name, low, 'igw');
+  const passLow = cell(scenario.name, low, 'pass-through');
+  const igwHigh = cell(scenario.name, high, 'igw');
+  const passHigh = cell(scenario.name, high, 'pass-through');
+  const ratios = CONNECTIONS.map((connections) => cell(scenario.name, connections, 'igw').perCore / cell(scenario.name, connections, 'pass-through').perCore);
+  console.log(
+    `| ${scenario.name} | ${fixed(Math.min(...ratios))} | ${fixed(igwLow.p50 - passLow.p50)} | ${fixed(igwLow.ttfb - passLow.ttfb)} | ${fixed(igwHigh.p99 / passHigh.p99)} | ${fixed(Math.max(...CONNECTIONS.map((connections) => cell(scenario.name, connections, 'igw').rss)), 0)} |`,
+  );
+}
