@@ -12,14 +12,25 @@ export class BodyTooLargeError extends GatewayError {
 export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError(limit);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks, size).toString('utf8');
+  // Plain events rather than `for await`: the stream async iterator costs far more per request.
+  const text = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.off('data', onData);
+        request.pause();
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8')));
+    request.once('error', reject);
+    request.once('aborted', () => reject(new GatewayError('VALIDATION_4005', 'The client closed the connection before the body was complete.', { field: 'body' })));
+  });
   if (text.trim() === '') throw new GatewayError('VALIDATION_4005', 'The request body is empty; send a JSON object.', { field: 'body' });
   try {
     return JSON.parse(text) as unknown;
