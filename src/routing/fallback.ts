@@ -53,7 +53,7 @@ export async function tryRoutes<T>(
   const sleep = options.sleep ?? abortableSleep;
   const backoff: BackoffPolicy = { ...DEFAULT_BACKOFF, ...options.backoff };
   const retrySingleRoute = options.retrySingleRoute ?? true;
-  const maxAttempts = options.maxAttempts ?? candidates.length + (retrySingleRoute && candidates.length === 1 ? 1 : 0);
+  const maxAttempts = Math.max(1, options.maxAttempts ?? candidates.length + (retrySingleRoute && candidates.length === 1 ? 1 : 0));
 
   const failures: Failure[] = [];
   const retryAfters: Array<number | undefined> = [];

@@ -17,6 +17,9 @@ function chunk(content: string, finish: string | null = null) {
   return JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'upstream', choices: [{ index: 0, delta: { content }, finish_reason: finish }] });
 }
 
+// Upstream usage, so the gateway need not count tokens itself (which would load the tokenizer).
+const usageChunk = JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'upstream', choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } });
+
 /** Two routes per model, on providers "first" (priority 1) and "second" (priority 2) of one fake upstream. */
 function twoRoutes(upstreamModel: string) {
   return {
@@ -102,7 +105,7 @@ describe('routing: fallback through the gateway', () => {
   });
 
   it('a stream whose first route fails before its first chunk falls through too', async () => {
-    handler = (request) => (request.path.startsWith('/v1/first/') ? { status: 503, json: { error: { message: 'overloaded' } } } : { sse: [chunk('from '), chunk('second', 'stop')] });
+    handler = (request) => (request.path.startsWith('/v1/first/') ? { status: 503, json: { error: { message: 'overloaded' } } } : { sse: [chunk('from '), chunk('second', 'stop'), usageChunk] });
     const stream = await igw.openai().chat.completions.create({ model: 'fall-stream', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     let text = '';
     for await (const part of stream) text += part.choices[0]?.delta?.content ?? '';
