@@ -49,6 +49,9 @@ export async function handleChatCompletions(call: RequestCall): Promise<void> {
   const body = parseRequest(chatCompletionSchema, call.body);
   const { resolved, candidates } = prepareInference(call, body.model, ['chat']);
   const request = toHubRequest(body);
+  // Spec: reasoning_effort is "ignored by non-reasoning models"; forwarding it would make
+  // strict upstreams refuse the whole request.
+  if (resolved.model.reasoning_type === 'non_reasoning') delete request.reasoning_effort;
   checkChatCapabilities(resolved.id, resolved.model, request);
   if (body.request_id !== undefined) call.headers['x-client-request-id'] = body.request_id;
   call.log.stream = body.stream === true;

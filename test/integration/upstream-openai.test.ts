@@ -219,6 +219,12 @@ describe('proxying to an OpenAI-compatible provider', () => {
     expect(upstream.requests.at(-1)!.body.model).toBe('real-embed-1');
   });
 
+  it('reasoning_effort is ignored (not forwarded) for a non-reasoning model', async () => {
+    const before = upstream.requests.length;
+    await igw.openai().chat.completions.create({ model: 'up-chat', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] });
+    expect(upstream.requests[before]!.body).not.toHaveProperty('reasoning_effort');
+  });
+
   it('x-igw-overhead-ms reports gateway time without the provider\'s', async () => {
     handler = () => new Promise((resolve) => setTimeout(() => resolve({ json: completion('slow but fine') }), 300));
     const started = performance.now();
