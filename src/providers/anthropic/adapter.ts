@@ -24,8 +24,10 @@ export interface AnthropicProviderOptions {
 
 /**
  * Model facts the Messages request needs (max_tokens is required there; thinking only on
- * reasoning models). CallContext does not carry them yet; when the endpoint passes them they are
- * read here, until then the defaults apply (4096 output tokens, reasoning_effort ignored).
+ * reasoning models). CallContext does not carry them yet; when the caller passes them they are
+ * read here. Until then: max_tokens falls back to 4096, and a reasoning_effort that reaches the
+ * adapter counts as meant for a reasoning model, because the chat endpoint already drops it for
+ * models whose reasoning_type is non_reasoning (spec: "ignored by non-reasoning models").
  */
 export interface AnthropicModelHints {
   /** The model's max_output_tokens from the igw config. */
@@ -53,7 +55,7 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
 
   const plan = (request: ChatRequest, context: CallContext, stream: boolean): AnthropicRequestPlan => {
     const hints = context as CallContext & AnthropicModelHints;
-    return toAnthropicRequest(request, { model: context.upstreamModel, stream, maxOutputTokens: hints.maxOutputTokens, reasoning: hints.reasoning });
+    return toAnthropicRequest(request, { model: context.upstreamModel, stream, maxOutputTokens: hints.maxOutputTokens, reasoning: hints.reasoning ?? true });
   };
 
   const responseOptions = (context: CallContext, structuredOutputTool: string | undefined) => ({
