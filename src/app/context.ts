@@ -3,6 +3,7 @@ import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/load.js';
 import type { ProviderRegistry } from '../providers/registry.js';
+import type { RouteHealth } from '../routing/health.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
@@ -14,6 +15,8 @@ export interface AppContext {
   store: Store;
   catalog: Catalog;
   providers: ProviderRegistry;
+  /** Per-route cooldowns and latency, shared by every request of this gateway. */
+  routeHealth: RouteHealth;
   ledger: Ledger;
   rateLimiter: RateLimiter;
   clock: Clock;

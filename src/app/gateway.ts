@@ -8,6 +8,7 @@ import { startControlServer } from '../control/socket-server.js';
 import { startHttpServer } from '../http/server.js';
 import { ROUTES } from '../http/routes.js';
 import { ProviderRegistry } from '../providers/registry.js';
+import { RouteHealth } from '../routing/health.js';
 import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
 import { openStore } from '../store/store.js';
@@ -51,14 +52,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
+    const clock = options.clock ?? systemClock;
     const app: AppContext = {
       config: options.config,
       store,
       catalog: new Catalog(options.config),
       providers,
+      routeHealth: new RouteHealth(clock),
       ledger: new Ledger(options.config, store.accounts),
       rateLimiter: new RateLimiter(),
-      clock: options.clock ?? systemClock,
+      clock,
       ids: options.ids ?? randomIds,
       logger,
     };

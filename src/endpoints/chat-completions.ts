@@ -7,9 +7,11 @@ import { SseWriter } from '../http/sse.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { countChatPromptTokens, countTokens } from '../tokens/tokenizer.js';
 import type { ChatChunk, ChatRequest, ChatUsage } from '../translate/chat/types.js';
+import type { CallContext } from '../providers/types.js';
 import { checkChatCapabilities } from './shared/capabilities.js';
 import { meterCall } from './shared/metering.js';
-import { prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference } from './shared/resolve.js';
+import { inlineImageUrls } from './shared/inline-images.js';
 import { parseRequest } from './validation/parse.js';
 import { chatCompletionSchema, type ChatCompletionBody } from './validation/chat-schema.js';
 
@@ -47,37 +49,51 @@ function consumptionOf(usage: ChatUsage): Consumption {
 /** POST /v1/chat/completions (spec "Chat completion object"; DESIGN §5 stream shape). */
 export async function handleChatCompletions(call: RequestCall): Promise<void> {
   const body = parseRequest(chatCompletionSchema, call.body);
-  const { resolved, candidates } = prepareInference(call, body.model, ['chat']);
-  const request = toHubRequest(body);
+  const { resolved, candidates } = prepareInference(call, body.model, ['chat'], { preset: body.preset });
+  let request = toHubRequest(body);
   // Spec: reasoning_effort is "ignored by non-reasoning models"; forwarding it would make
   // strict upstreams refuse the whole request.
   if (resolved.model.reasoning_type === 'non_reasoning') delete request.reasoning_effort;
+  const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, request);
+  // Spec: image URLs are fetched and re-encoded server side (SSRF rules in net/safe-fetch), after
+  // the vision check so a model without vision is refused before anything is fetched.
+  const { server } = call.app.config;
+  request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
   if (body.request_id !== undefined) call.headers['x-client-request-id'] = body.request_id;
   call.log.stream = body.stream === true;
-  if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true);
+  if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true, modelHints);
 
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
     timeUpstream(call, () =>
-      call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId }),
+      call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints }),
     ),
+    fallbackOptions(call),
   );
   const metering = meterCall(call, candidate, consumptionOf(result.usage));
   sendJson(call.response, 200, { ...result, model: resolved.requested, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
 }
 
-async function streamChat(call: RequestCall, request: ChatRequest, requestedModel: string, candidates: Parameters<typeof tryRoutes>[0], includeUsage: boolean): Promise<void> {
+async function streamChat(
+  call: RequestCall,
+  request: ChatRequest,
+  requestedModel: string,
+  candidates: Parameters<typeof tryRoutes>[0],
+  includeUsage: boolean,
+  modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>,
+): Promise<void> {
   // The first chunk is awaited inside the route loop, so a provider that fails before sending
   // anything still falls through to the next route; after that the stream is committed.
   const { result: opened, candidate } = await tryRoutes(candidates, call.signal, (route) =>
     timeUpstream(call, async () => {
       const iterator = call.app.providers
         .get(route.providerId)
-        .chatStream({ ...request, stream: true }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })
+        .chatStream({ ...request, stream: true }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints })
         [Symbol.asyncIterator]();
       const first = await iterator.next();
       return { iterator, first };
     }),
+    fallbackOptions(call),
   );
 
   const writer = new SseWriter(call.response);

@@ -4,7 +4,7 @@ import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
 import { meterCall } from './shared/metering.js';
-import { prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { embeddingsSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -31,8 +31,8 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
   if (texts.length === 0 || texts.some((text) => text === '')) {
     throw new GatewayError('VALIDATION_4005', 'input must not be empty: send a non-empty string or a non-empty array of non-empty strings.', { field: 'input' });
   }
-  const order = body.preset === 'quality' ? 'priority' : 'price';
-  const { resolved, candidates } = prepareInference(call, body.model, ['embeddings'], order);
+  // Spec: price routing by default; :speed or preset quality override it (routing/select.ts).
+  const { resolved, candidates } = prepareInference(call, body.model, ['embeddings'], { order: 'price', preset: body.preset });
   const model = resolved.model;
   if (body.dimensions !== undefined) {
     if (model.capabilities.dimensions !== true) {
@@ -65,7 +65,7 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
         { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
       ),
     );
-  });
+  }, fallbackOptions(call));
   const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
   const base64 = body.encoding_format === 'base64';
   sendJson(

@@ -3,7 +3,7 @@ import { responseHeaders, timeUpstream, type RequestCall } from '../http/request
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { meterCall } from './shared/metering.js';
-import { prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { IMAGE_PASSTHROUGH_FIELDS, imagesSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -49,7 +49,7 @@ export async function handleImageGenerations(call: RequestCall): Promise<void> {
         { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
       ),
     );
-  });
+  }, fallbackOptions(call));
   const metering = meterCall(call, candidate, { inputTokens: 0, outputTokens: 0, cachedTokens: 0, images: result.images.length, audioMinutes: 0 });
   sendJson(
     call.response,

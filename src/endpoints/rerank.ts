@@ -3,7 +3,7 @@ import { responseHeaders, timeUpstream, type RequestCall } from '../http/request
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { meterCall } from './shared/metering.js';
-import { prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { rerankSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -21,7 +21,7 @@ export async function handleRerank(call: RequestCall): Promise<void> {
         { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
       ),
     );
-  });
+  }, fallbackOptions(call));
   const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
   const returnDocuments = body.return_documents ?? true;
   const ranked = body.top_n === undefined ? result.results : result.results.slice(0, body.top_n);

@@ -30,7 +30,6 @@ export class ProviderRegistry {
     for (const [id, provider] of Object.entries(config.providers)) {
       if (!provider.enabled) continue;
       const factory = FACTORIES[provider.kind];
-      // Kinds whose adapter is not built yet (anthropic) leave their routes unavailable: INFERENCE_3104.
       if (factory !== undefined) this.adapters.set(id, factory(id, provider, this.httpClient));
     }
   }

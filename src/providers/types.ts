@@ -7,6 +7,10 @@ export interface CallContext {
   /** The provider's own model id for this route (route.upstream_model). */
   upstreamModel: string;
   requestId: string;
+  /** The model's configured default output budget (providers that require max_tokens use it). */
+  maxOutputTokens?: number | null;
+  /** Whether the model reasons (capabilities.reasoning / reasoning_type), for providers that switch it on per request. */
+  reasoning?: boolean;
 }
 
 export interface EmbeddingsRequest {

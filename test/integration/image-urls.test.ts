@@ -80,8 +80,7 @@ describe('image URLs in chat messages', () => {
     expect(imageHits).toBe(before);
   });
 
-  // Enabled by the lead after wiring inlineImageUrls into src/endpoints/chat-completions.ts.
-  it.skip('fetches an http image URL and sends the upstream a data URI (non-stream)', async () => {
+  it('fetches an http image URL and sends the upstream a data URI (non-stream)', async () => {
     const before = upstream.requests.length;
     const result = await postJson(`${open.url}/v1/chat/completions`, open.key, withImage(`${imageOrigin}/pixel.png`));
     expect(result.status).toBe(200);
@@ -91,8 +90,7 @@ describe('image URLs in chat messages', () => {
     expect(sent.messages[0].content[0]).toEqual({ type: 'text', text: 'What is in this image?' });
   });
 
-  // Enabled by the lead after wiring.
-  it.skip('inlines images on the streaming path too', async () => {
+  it('inlines images on the streaming path too', async () => {
     const before = upstream.requests.length;
     const response = await fetch(`${open.url}/v1/chat/completions`, {
       method: 'POST',
@@ -104,16 +102,14 @@ describe('image URLs in chat messages', () => {
     expect(upstream.requests[before]!.body.messages[0].content[1].image_url.url).toBe(PNG_DATA_URI);
   });
 
-  // Enabled by the lead after wiring.
-  it.skip('passes a base64 data URI through unchanged', async () => {
+  it('passes a base64 data URI through unchanged', async () => {
     const before = upstream.requests.length;
     const result = await postJson(`${guarded.url}/v1/chat/completions`, guarded.key, withImage(PNG_DATA_URI));
     expect(result.status).toBe(200);
     expect(upstream.requests[before]!.body.messages[0].content[1].image_url.url).toBe(PNG_DATA_URI);
   });
 
-  // Enabled by the lead after wiring.
-  it.skip('with allow_private_urls false, a loopback image URL is a 400 VALIDATION_4005 and nothing is fetched or sent', async () => {
+  it('with allow_private_urls false, a loopback image URL is a 400 VALIDATION_4005 and nothing is fetched or sent', async () => {
     const upstreamBefore = upstream.requests.length;
     const imagesBefore = imageHits;
     const result = await postJson(`${guarded.url}/v1/chat/completions`, guarded.key, withImage(`${imageOrigin}/pixel.png`));
@@ -125,8 +121,7 @@ describe('image URLs in chat messages', () => {
     expect(imageHits).toBe(imagesBefore);
   });
 
-  // Enabled by the lead after wiring.
-  it.skip('an image URL that cannot be used is the client’s 400, never a provider error', async () => {
+  it('an image URL that cannot be used is the client’s 400, never a provider error', async () => {
     const cases: Array<[string, RegExp]> = [
       [`${imageOrigin}/missing.png`, /the server answered HTTP 404/],
       [`${imageOrigin}/page.html`, /not a supported image/],
@@ -143,8 +138,7 @@ describe('image URLs in chat messages', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
-  // Enabled by the lead after wiring.
-  it.skip('an image over server.image_fetch_max_bytes is refused with the limit', async () => {
+  it('an image over server.image_fetch_max_bytes is refused with the limit', async () => {
     const big = `data:image/png;base64,${Buffer.concat([PNG, Buffer.alloc(5000)]).toString('base64')}`;
     const result = await postJson(`${open.url}/v1/chat/completions`, open.key, withImage(big));
     expect(result.status).toBe(400);

@@ -125,9 +125,7 @@ describe('routing: fallback through the gateway', () => {
     expect(routesCalled('m-single')).toEqual(['first', 'first']);
   });
 
-  // Enable (it.todo → it) once route health is wired into AppContext, prepareInference and the
-  // tryRoutes call sites: until then each request ranks the routes from config alone.
-  it.todo('a route that just failed is tried last on the next request (cooldown), and the healthy one first', async () => {
+  it('a route that just failed is tried last on the next request (cooldown), and the healthy one first', async () => {
     handler = (request) => (request.path.startsWith('/v1/first/') ? { status: 503, json: { error: { message: 'overloaded' } } } : { json: completion('from second') });
     expect((await ask('fall-cooldown')).status).toBe(200);
     expect(routesCalled('m-cooldown')).toEqual(['first', 'second']);

@@ -22,19 +22,8 @@ export interface AnthropicProviderOptions {
   timeoutMs: number;
 }
 
-/**
- * Model facts the Messages request needs (max_tokens is required there; thinking only on
- * reasoning models). CallContext does not carry them yet; when the caller passes them they are
- * read here. Until then: max_tokens falls back to 4096, and a reasoning_effort that reaches the
- * adapter counts as meant for a reasoning model, because the chat endpoint already drops it for
- * models whose reasoning_type is non_reasoning (spec: "ignored by non-reasoning models").
- */
-export interface AnthropicModelHints {
-  /** The model's max_output_tokens from the igw config. */
-  maxOutputTokens?: number | null;
-  /** The model's capabilities.reasoning. */
-  reasoning?: boolean;
-}
+/** Model facts the Messages request needs, carried on CallContext (max_tokens is required there; thinking only on reasoning models). */
+export type AnthropicModelHints = Pick<CallContext, 'maxOutputTokens' | 'reasoning'>;
 
 /**
  * Anthropic's native Messages API (`POST {base_url}/messages`), translated to and from the hub
@@ -54,8 +43,7 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
   };
 
   const plan = (request: ChatRequest, context: CallContext, stream: boolean): AnthropicRequestPlan => {
-    const hints = context as CallContext & AnthropicModelHints;
-    return toAnthropicRequest(request, { model: context.upstreamModel, stream, maxOutputTokens: hints.maxOutputTokens, reasoning: hints.reasoning ?? true });
+    return toAnthropicRequest(request, { model: context.upstreamModel, stream, maxOutputTokens: context.maxOutputTokens, reasoning: context.reasoning ?? true });
   };
 
   const responseOptions = (context: CallContext, structuredOutputTool: string | undefined) => ({
