@@ -4,7 +4,7 @@ import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
 import { meterCall } from './shared/metering.js';
-import { fallbackOptions, prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference, routesServing } from './shared/resolve.js';
 import { embeddingsSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -56,7 +56,7 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
       }
     });
   }
-  const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
+  const { result, candidate } = await tryRoutes(routesServing(call, candidates, 'embed', 'embeddings'), call.signal, (route) => {
     const adapter = call.app.providers.get(route.providerId);
     if (adapter.embed === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not serve embeddings.`);
     return timeUpstream(call, () =>

@@ -3,7 +3,7 @@ import { responseHeaders, timeUpstream, type RequestCall } from '../http/request
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { meterCall } from './shared/metering.js';
-import { fallbackOptions, prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference, routesServing } from './shared/resolve.js';
 import { IMAGE_PASSTHROUGH_FIELDS, imagesSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -31,7 +31,7 @@ export async function handleImageGenerations(call: RequestCall): Promise<void> {
   const n = body.n ?? 1;
   const extra: Record<string, unknown> = {};
   for (const field of IMAGE_PASSTHROUGH_FIELDS) if (body[field] !== undefined) extra[field] = body[field];
-  const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
+  const { result, candidate } = await tryRoutes(routesServing(call, candidates, 'generateImages', 'image generation'), call.signal, (route) => {
     const adapter = call.app.providers.get(route.providerId);
     if (adapter.generateImages === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not generate images.`);
     return timeUpstream(call, () =>

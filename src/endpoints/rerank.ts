@@ -3,7 +3,7 @@ import { responseHeaders, timeUpstream, type RequestCall } from '../http/request
 import { sendJson } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { meterCall } from './shared/metering.js';
-import { fallbackOptions, prepareInference } from './shared/resolve.js';
+import { fallbackOptions, prepareInference, routesServing } from './shared/resolve.js';
 import { rerankSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -12,7 +12,7 @@ export async function handleRerank(call: RequestCall): Promise<void> {
   const body = parseRequest(rerankSchema, call.body);
   const documents = body.documents.map((document) => (typeof document === 'string' ? document : document.text));
   const { resolved, candidates } = prepareInference(call, body.model, ['reranker']);
-  const { result, candidate } = await tryRoutes(candidates, call.signal, (route) => {
+  const { result, candidate } = await tryRoutes(routesServing(call, candidates, 'rerank', 'rerank'), call.signal, (route) => {
     const adapter = call.app.providers.get(route.providerId);
     if (adapter.rerank === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not serve rerank.`);
     return timeUpstream(call, () =>

@@ -39,6 +39,8 @@ describe('proxying to an OpenAI-compatible provider', () => {
     models['two-routes'] = { type: 'chat', routes: [{ provider: 'up', upstream_model: 'first', priority: 1 }, { provider: 'backup', upstream_model: 'second', priority: 2 }] };
     models['dead-chat'] = { type: 'chat', routes: [{ provider: 'dead', upstream_model: 'x' }] };
     models['slow-chat'] = { type: 'chat', routes: [{ provider: 'slow', upstream_model: 'x' }] };
+    // The openai kind has no rerank: its route must be skipped, not end the request.
+    models['mixed-rerank'] = { type: 'reranker', routes: [{ provider: 'up', upstream_model: 'r', priority: 1 }, { provider: 'local', upstream_model: 'local-rerank', priority: 2 }] };
     igw = await startTestGateway(config);
   });
   afterAll(async () => {
@@ -223,6 +225,12 @@ describe('proxying to an OpenAI-compatible provider', () => {
     const before = upstream.requests.length;
     await igw.openai().chat.completions.create({ model: 'up-chat', reasoning_effort: 'high', messages: [{ role: 'user', content: 'hi' }] });
     expect(upstream.requests[before]!.body).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('a route whose provider cannot serve the endpoint is skipped', async () => {
+    const response = await postJson(`${igw.url}/v1/rerank`, igw.key, { model: 'mixed-rerank', query: 'fox', documents: ['a fox', 'a dog'] });
+    expect(response.status).toBe(200);
+    expect(response.json.results[0].index).toBe(0);
   });
 
   it('x-igw-overhead-ms reports gateway time without the provider\'s', async () => {
