@@ -115,7 +115,8 @@ async function streamChat(
       // Usage goes out once, on the final chunk the client asked for; usage-only chunks are held back.
       if (chunk.choices.length > 0) {
         const { usage: _usage, ...rest } = chunk;
-        await writer.send({ ...rest, model: requestedModel });
+        const pushback = writer.send({ ...rest, model: requestedModel });
+        if (pushback !== undefined) await pushback;
       }
       if (call.signal.aborted) break;
       step = await opened.iterator.next();

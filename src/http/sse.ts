@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 export class SseWriter {
   private heartbeat: NodeJS.Timeout | null = null;
   private closed = false;
-  private corked = false;
+  private pending: string[] = [];
+  private flushScheduled = false;
 
   constructor(
     private readonly response: ServerResponse,
@@ -34,38 +35,48 @@ export class SseWriter {
     return this.response.headersSent && !this.closed;
   }
 
-  /** Sends one event; resolves once the socket accepted it (backpressure). */
-  async send(data: unknown, event?: string): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Sends one event. Returns a promise only when the socket pushes back (wait for it before the
+   * next event); otherwise undefined, so the hot loop pays no await per event.
+   */
+  send(data: unknown, event?: string): Promise<void> | undefined {
+    if (this.closed) return undefined;
     const payload = typeof data === 'string' ? data : JSON.stringify(data);
-    const frame = `${event === undefined ? '' : `event: ${event}\n`}data: ${payload}\n\n`;
-    // Events decoded from one upstream read arrive in the same tick: cork so they leave in one
-    // write instead of one syscall per event; uncorking on the next tick adds no waiting.
-    if (!this.corked) {
-      this.corked = true;
-      this.response.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.response.uncork();
-      });
+    // Events decoded from one upstream read arrive in the same tick: they are joined and leave in
+    // one write on the next tick, instead of one socket write (and string copy) per event.
+    this.pending.push(event === undefined ? `data: ${payload}\n\n` : `event: ${event}\ndata: ${payload}\n\n`);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(() => this.flush());
     }
-    if (!this.response.write(frame)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.response.off('drain', done);
-          this.response.off('close', done);
-          resolve();
-        };
-        this.response.on('drain', done);
-        this.response.on('close', done);
-      });
-    }
+    return this.response.writableNeedDrain ? this.drained() : undefined;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0 || this.response.destroyed) return;
+    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    this.pending = [];
+    this.response.write(text);
+  }
+
+  private drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.response.off('drain', done);
+        this.response.off('close', done);
+        resolve();
+      };
+      this.response.on('drain', done);
+      this.response.on('close', done);
+    });
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
     if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    this.flush();
     this.response.end();
   }
 }
