@@ -30,10 +30,14 @@ function positive(balance: Balance): boolean {
  * only known afterwards, so a balance may end slightly below zero: the next preflight refuses.
  */
 export class Ledger {
+  private readonly energyUnitsPerEur: Decimal;
+
   constructor(
     private readonly config: Config,
     private readonly accounts: AccountRepository,
-  ) {}
+  ) {
+    this.energyUnitsPerEur = new Decimal(String(config.billing.energy_units_per_eur));
+  }
 
   plan(account: AccountRecord): { name: string; plan: PlanConfig } {
     const plan = this.config.plans[account.plan] ?? this.config.plans[this.config.default_plan]!;
@@ -60,7 +64,7 @@ export class Ledger {
   /** Debits the cost (EUR) and returns the billing_cost object for the response. */
   settle(account: AccountRecord, costEur: Decimal): BillingCost {
     const { plan } = this.plan(account);
-    const energyCost = costEur.mul(new Decimal(String(this.config.billing.energy_units_per_eur)));
+    const energyCost = costEur.isZero() ? costEur : costEur.mul(this.energyUnitsPerEur);
     const paidWith = this.chooseBalance(account, plan, energyCost);
     if (!costEur.isZero()) {
       void this.accounts.debit(account.id, paidWith, paidWith === 'energy' ? energyCost.toFixed() : costEur.toFixed()).catch((error: unknown) => {

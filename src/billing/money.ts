@@ -12,9 +12,18 @@ export type Balance = Decimal | 'unlimited';
 
 export const ZERO = new Decimal(0);
 
+/** Config rates are a handful of numbers used on every request: convert each once (Decimals are immutable). */
+const numberCache = new Map<number, Decimal>();
+
 export function toDecimal(value: string | number | Decimal): Decimal {
   if (value instanceof Decimal) return value;
-  return new Decimal(typeof value === 'number' ? String(value) : value);
+  if (typeof value === 'string') return new Decimal(value);
+  let cached = numberCache.get(value);
+  if (cached === undefined) {
+    cached = new Decimal(String(value));
+    if (numberCache.size < 10_000) numberCache.set(value, cached);
+  }
+  return cached;
 }
 
 export function parseBalance(value: string | number): Balance {

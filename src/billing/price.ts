@@ -15,22 +15,25 @@ export const NO_CONSUMPTION: Consumption = { inputTokens: 0, outputTokens: 0, ca
 
 const MILLION = new Decimal(1_000_000);
 
-function rate(value: number | undefined): Decimal {
-  return value === undefined ? ZERO : toDecimal(value);
-}
-
 /** EUR cost of one call under a route's pricing; cached tokens at the cache-read rate (input rate if none). */
 export function costEur(consumption: Consumption, pricing: Pricing | undefined): Decimal {
   if (pricing === undefined) return ZERO;
   const cached = Math.min(consumption.cachedTokens, consumption.inputTokens);
   const uncached = consumption.inputTokens - cached;
-  const inputRate = rate(pricing.input_cost_per_million_eur);
-  const cacheRate = pricing.cache_read_cost_per_million_eur === undefined ? inputRate : toDecimal(pricing.cache_read_cost_per_million_eur);
-  return inputRate
-    .mul(uncached)
-    .plus(cacheRate.mul(cached))
-    .plus(rate(pricing.output_cost_per_million_eur).mul(consumption.outputTokens))
-    .div(MILLION)
-    .plus(rate(pricing.image_cost_per_image_eur).mul(consumption.images))
-    .plus(rate(pricing.audio_cost_per_minute_eur).mul(toDecimal(consumption.audioMinutes)));
+  // Sum only the terms that apply: most calls use two of the six (decimal arithmetic is not free).
+  let perMillion = ZERO;
+  if (uncached > 0 && pricing.input_cost_per_million_eur !== undefined) perMillion = perMillion.plus(toDecimal(pricing.input_cost_per_million_eur).mul(uncached));
+  if (cached > 0) {
+    const cacheRate = pricing.cache_read_cost_per_million_eur ?? pricing.input_cost_per_million_eur;
+    if (cacheRate !== undefined) perMillion = perMillion.plus(toDecimal(cacheRate).mul(cached));
+  }
+  if (consumption.outputTokens > 0 && pricing.output_cost_per_million_eur !== undefined) {
+    perMillion = perMillion.plus(toDecimal(pricing.output_cost_per_million_eur).mul(consumption.outputTokens));
+  }
+  let total = perMillion.isZero() ? perMillion : perMillion.div(MILLION);
+  if (consumption.images > 0 && pricing.image_cost_per_image_eur !== undefined) total = total.plus(toDecimal(pricing.image_cost_per_image_eur).mul(consumption.images));
+  if (consumption.audioMinutes > 0 && pricing.audio_cost_per_minute_eur !== undefined) {
+    total = total.plus(toDecimal(pricing.audio_cost_per_minute_eur).mul(toDecimal(consumption.audioMinutes)));
+  }
+  return total;
 }

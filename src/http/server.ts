@@ -58,7 +58,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     try {
       checkHost(request, host);
       Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
-      const url = new URL(request.url ?? '/', 'http://gateway.local');
+      const url = splitTarget(request.url);
       if (request.method === 'OPTIONS' && request.headers.origin !== undefined) {
         response.writeHead(204, {
           ...headers,
@@ -95,7 +95,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     } catch (error) {
       writeError(response, error, dialect, headers, request, log, timing);
     } finally {
-      const finish = () => appendLog(app, requestId, routePath ?? new URL(request.url ?? '/', 'http://x').pathname, call, log, response.statusCode, app.clock.now() - startedAt);
+      const finish = () => appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt);
       if (response.writableFinished || response.destroyed) finish();
       else response.once('close', finish);
     }
@@ -171,4 +171,18 @@ function appendLog(app: AppContext, requestId: string, endpoint: string, call: R
     carbon_g_co2: log.carbon_g_co2 ?? 0,
     stream: log.stream ?? false,
   });
+}
+
+/**
+ * Path and query of the request target. Origin-form targets ("/v1/x?y") are split by hand, which
+ * costs far less than a full URL parse per request; anything else goes through URL.
+ */
+function splitTarget(target: string | undefined): { pathname: string; searchParams: URLSearchParams } {
+  const raw = target ?? '/';
+  if (!raw.startsWith('/')) {
+    const url = new URL(raw, 'http://gateway.local');
+    return { pathname: url.pathname, searchParams: url.searchParams };
+  }
+  const question = raw.indexOf('?');
+  return question === -1 ? { pathname: raw, searchParams: new URLSearchParams() } : { pathname: raw.slice(0, question), searchParams: new URLSearchParams(raw.slice(question + 1)) };
 }

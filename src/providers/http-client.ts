@@ -120,7 +120,7 @@ export class UpstreamHttpClient {
 
   private async dispatch(url: string, body: unknown, accept: string, options: UpstreamRequestOptions, signal: AbortSignal, bodyTimeout: number) {
     if (this.closed) throw new Error('UpstreamHttpClient is closed');
-    const target = new URL(url);
+    const target = this.parsedUrl(url);
     const pool = this.poolFor(target.origin);
     return pool.request({
       method: 'POST',
@@ -132,6 +132,18 @@ export class UpstreamHttpClient {
       headersTimeout: options.timeoutMs + 1_000,
       bodyTimeout,
     });
+  }
+
+  /** Upstream URLs are a provider base URL plus a fixed path: parse each once. */
+  private readonly parsedUrls = new Map<string, URL>();
+
+  private parsedUrl(url: string): URL {
+    let parsed = this.parsedUrls.get(url);
+    if (parsed === undefined) {
+      parsed = new URL(url);
+      if (this.parsedUrls.size < 1000) this.parsedUrls.set(url, parsed);
+    }
+    return parsed;
   }
 
   private poolFor(origin: string): Pool {

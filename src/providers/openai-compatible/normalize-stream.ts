@@ -11,7 +11,7 @@ import {
   unexpectedBody,
   type NormalizeFallbacks,
 } from './normalize.js';
-import { upstreamChatChunkSchema, type UpstreamToolCall } from './wire.js';
+import { parseUpstreamChunk, type UpstreamToolCall } from './wire.js';
 
 /**
  * Upstream `chat.completion.chunk` payloads → hub ChatChunks, one upstream event at a time
@@ -49,7 +49,7 @@ export class ChunkNormalizer {
     if (event === 'error' || (isRecord(payload) && payload['error'] !== undefined && payload['error'] !== null)) {
       throw classifyUpstreamStreamError(payload, this.fallbacks.providerId);
     }
-    const parsed = upstreamChatChunkSchema.safeParse(payload);
+    const parsed = parseUpstreamChunk(payload);
     if (!parsed.success) throw unexpectedBody(this.fallbacks.providerId, 'stream chunk', parsed.error);
     const upstream = parsed.data;
     this.id ??= nonEmpty(upstream.id);

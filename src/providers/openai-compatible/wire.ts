@@ -129,3 +129,42 @@ export const upstreamEmbeddingsResponseSchema = z.object({
   usage: z.object({ prompt_tokens: count, total_tokens: count }).nullish().catch(undefined),
 });
 export type UpstreamEmbeddingsResponse = z.output<typeof upstreamEmbeddingsResponseSchema>;
+
+const nullish = (value: unknown): boolean => value === undefined || value === null;
+const stringOrNullish = (value: unknown): boolean => nullish(value) || typeof value === 'string';
+
+/**
+ * The shape nearly every stream event has (text deltas, role, finish): checked by hand, because
+ * running the full schema on each of hundreds of events per response costs more than all the
+ * other per-event work together. For such a payload the schema's output carries exactly the
+ * fields the normalizer reads, unchanged, so the payload is used as it is.
+ */
+function isPlainTextChunk(payload: unknown): payload is UpstreamChatChunk {
+  if (payload === null || typeof payload !== 'object') return false;
+  const chunk = payload as Record<string, unknown>;
+  if (!nullish(chunk['usage']) || !nullish(chunk['x_groq']) || chunk['error'] !== undefined) return false;
+  if (!stringOrNullish(chunk['id']) || !stringOrNullish(chunk['model']) || !stringOrNullish(chunk['object']) || !stringOrNullish(chunk['system_fingerprint'])) return false;
+  if (!nullish(chunk['created']) && typeof chunk['created'] !== 'number') return false;
+  const choices = chunk['choices'];
+  if (!Array.isArray(choices)) return false;
+  for (const choice of choices as unknown[]) {
+    if (choice === null || typeof choice !== 'object') return false;
+    const entry = choice as Record<string, unknown>;
+    const index = entry['index'];
+    if (!nullish(index) && !(typeof index === 'number' && Number.isInteger(index) && index >= 0)) return false;
+    if (!stringOrNullish(entry['finish_reason']) || !nullish(entry['logprobs'])) return false;
+    const delta = entry['delta'];
+    if (nullish(delta)) continue;
+    if (typeof delta !== 'object') return false;
+    const fields = delta as Record<string, unknown>;
+    if (!nullish(fields['tool_calls'])) return false;
+    for (const key of ['role', 'content', 'reasoning_content', 'reasoning', 'refusal']) if (!stringOrNullish(fields[key])) return false;
+  }
+  return true;
+}
+
+/** Schema parse of one stream event, with the hand-checked fast path for plain text chunks. */
+export function parseUpstreamChunk(payload: unknown): { success: true; data: UpstreamChatChunk } | { success: false; error: z.ZodError } {
+  if (isPlainTextChunk(payload)) return { success: true, data: payload };
+  return upstreamChatChunkSchema.safeParse(payload);
+}
