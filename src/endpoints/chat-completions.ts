@@ -114,8 +114,10 @@ async function streamChat(
       }
       // Usage goes out once, on the final chunk the client asked for; usage-only chunks are held back.
       if (chunk.choices.length > 0) {
-        const { usage: _usage, ...rest } = chunk;
-        const pushback = writer.send({ ...rest, model: requestedModel });
+        // Adapters hand over fresh chunk objects: rewrite in place rather than copy per event.
+        chunk.model = requestedModel;
+        if (chunk.usage !== undefined) delete chunk.usage;
+        const pushback = writer.send(chunk);
         if (pushback !== undefined) await pushback;
       }
       if (call.signal.aborted) break;

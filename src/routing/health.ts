@@ -98,9 +98,16 @@ export class RouteHealth {
 
   /** The current state of every route seen so far, as frozen plain data. */
   snapshot(): HealthSnapshot {
+    return this.snapshotOf(this.records.keys());
+  }
+
+  /** The snapshot restricted to some routes (one model's): per-request cost independent of the config's size. */
+  snapshotOf(keys: Iterable<string>): HealthSnapshot {
     const now = this.clock.now();
     const routes: Record<string, RouteHealthStatus> = {};
-    for (const [key, record] of this.records) {
+    for (const key of keys) {
+      const record = this.records.get(key);
+      if (record === undefined) continue;
       const coolingDown = record.cooldownEndsAt > now;
       routes[key] = Object.freeze({
         coolingDown,

@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestCall } from '../../http/request-call.js';
 import type { ProviderAdapter } from '../../providers/types.js';
 import type { TryRoutesOptions } from '../../routing/fallback.js';
+import { routeKey } from '../../routing/health.js';
 import { selectRoutes, type CandidateRoute, type RouteOrder, type RoutingPreset } from '../../routing/select.js';
 
 /** Model → routes → billing preflight: everything that must pass before anything goes upstream. */
@@ -15,7 +16,10 @@ export function prepareInference(
 ): { resolved: ResolvedModel; candidates: CandidateRoute[] } {
   const resolved = call.app.catalog.resolve(requestedModel, call.plan, call.planName, types);
   call.log.model = resolved.requested;
-  const candidates = selectRoutes(resolved.model, resolved.flavor, call.app.config.providers, { ...routing, health: call.app.routeHealth.snapshot() });
+  const candidates = selectRoutes(resolved.model, resolved.flavor, call.app.config.providers, {
+    ...routing,
+    health: call.app.routeHealth.snapshotOf(resolved.model.routes.map((route) => routeKey({ providerId: route.provider, route }))),
+  });
   call.app.ledger.preflight(call.account);
   return { resolved, candidates };
 }
