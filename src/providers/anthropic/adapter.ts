@@ -1,3 +1,4 @@
+import { upstreamEvents } from '../upstream-stream.js';
 import { classifyUpstreamErrorEvent, classifyUpstreamException, classifyUpstreamStatus } from '../../errors/classify-upstream.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { fromAnthropicResponse } from '../../translate/anthropic-wire/from-anthropic-response.js';
@@ -5,7 +6,6 @@ import { AnthropicStreamMapper } from '../../translate/anthropic-wire/stream-map
 import { toAnthropicRequest, type AnthropicRequestPlan } from '../../translate/anthropic-wire/to-anthropic-request.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import type { UpstreamHttpClient } from '../http-client.js';
-import { decodeSse } from '../sse-decode.js';
 import type { CallContext, ProviderAdapter } from '../types.js';
 import { isAnthropicErrorBody, parseAnthropicResponse, parseAnthropicStreamEvent } from './wire.js';
 
@@ -76,41 +76,29 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
 
     async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
       const { body, structuredOutputTool } = plan(request, context, true);
-      let response;
-      try {
-        response = await httpClient.postStream(messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
-      } catch (error) {
-        throw failure(error, context);
-      }
-      if (response.text !== undefined) {
-        throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
-      }
-      if ((response.headers['content-type'] ?? '').includes('application/json')) {
-        throw await nonStreamAnswer(response.body, providerId);
-      }
       const mapper = new AnthropicStreamMapper({ providerId, ...responseOptions(context, structuredOutputTool) });
-      const events = decodeSse(response.body);
+      const events = upstreamEvents(httpClient, messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+        providerId,
+        failure: (error) => failure(error, context),
+        errorPayload: (text) => ({ type: 'error', error: { type: 'api_error', message: text } }),
+        errorEnvelope: (parsed) => (isAnthropicErrorBody(parsed) ? classifyUpstreamErrorEvent(parsed, providerId) : undefined),
+      });
       try {
         for (;;) {
-          let step;
-          try {
-            step = await events.next();
-          } catch (error) {
-            throw failure(error, context);
-          }
+          const step = await events.next();
           if (step.done === true) {
             yield* mapper.end();
             return;
           }
           // The event name always equals the payload's `type`, so the payload alone is read.
-          const parsed = parseAnthropicStreamEvent(parseEventData(step.value.data, step.value.event, providerId));
-          if (!parsed.success) throw unreadable(providerId, 'stream event', { error: parsed.error, data: step.value.data.slice(0, 16_384) });
+          const parsed = parseAnthropicStreamEvent(step.value.payload);
+          if (!parsed.success) throw unreadable(providerId, 'stream event', { error: parsed.error, payload: step.value.payload });
           // One upstream event → its hub chunks, passed on at once (no buffering).
           yield* mapper.push(parsed.data);
         }
       } finally {
-        // Stopping early (consumer gone, error) releases the upstream socket.
-        await events.return({ sawDone: false }).catch(() => undefined);
+        // A consumer that stops early must release the upstream socket too.
+        await events.return({ sawDone: false });
       }
     },
   };
@@ -127,36 +115,7 @@ function requestHeaders(options: AnthropicProviderOptions): Record<string, strin
   return headers;
 }
 
-/** Anthropic pads some `data:` JSON with spaces (stream-tool-use-padded.sse); JSON.parse allows that. */
-function parseEventData(data: string, event: string | undefined, providerId: string): unknown {
-  try {
-    return JSON.parse(data) as unknown;
-  } catch (error) {
-    // An `event: error` is an error whatever its data looks like.
-    if (event === 'error') return { type: 'error', error: { type: 'api_error', message: data.slice(0, 1_000) } };
-    throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" sent a stream event that is not valid JSON.`, { provider: providerId }, {
-      cause: { error, data: data.slice(0, 16_384) },
-    });
-  }
-}
 
 function unreadable(providerId: string, what: string, cause: unknown): GatewayError {
   return new GatewayError('INFERENCE_3105', `Provider "${providerId}" sent a ${what} igw cannot read.`, { provider: providerId }, { cause });
-}
-
-/** A 2xx JSON body where a stream was asked for: an error envelope, or a server that ignores `stream`. */
-async function nonStreamAnswer(body: AsyncIterable<Uint8Array>, providerId: string): Promise<GatewayError> {
-  const parts: Buffer[] = [];
-  for await (const part of body) parts.push(Buffer.from(part));
-  const text = Buffer.concat(parts).toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (isAnthropicErrorBody(parsed)) return classifyUpstreamErrorEvent(parsed, providerId);
-  return new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered a streaming request with a non-stream body.`, { provider: providerId }, {
-    cause: { body: text.slice(0, 16_384) },
-  });
 }

@@ -1,8 +1,8 @@
+import { upstreamEvents } from '../upstream-stream.js';
 import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import type { UpstreamHttpClient } from '../http-client.js';
-import { decodeSse } from '../sse-decode.js';
 import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ProviderAdapter } from '../types.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
@@ -75,39 +75,27 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
 
     async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
       const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
-      let response;
-      try {
-        response = await httpClient.postStream(`${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
-      } catch (error) {
-        throw failure(error, context);
-      }
-      if (response.text !== undefined) {
-        throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
-      }
-      if ((response.headers['content-type'] ?? '').includes('application/json')) {
-        throw await nonStreamAnswer(response.body, providerId);
-      }
       const normalizer = new ChunkNormalizer(fallbacks(context));
-      const events = decodeSse(response.body);
+      const events = upstreamEvents(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+        providerId,
+        failure: (error) => failure(error, context),
+        // The normalizer classifies `{error}` payloads.
+        errorPayload: (text) => ({ error: { message: text } }),
+        errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
+      });
       try {
         for (;;) {
-          let step;
-          try {
-            step = await events.next();
-          } catch (error) {
-            throw failure(error, context);
-          }
+          const step = await events.next();
           if (step.done === true) {
             yield* normalizer.end(step.value.sawDone);
             return;
           }
-          const payload = parseEventData(step.value.data, step.value.event, providerId);
           // One upstream event → its hub chunks, passed on at once (no buffering).
-          yield* normalizer.push(payload, step.value.event);
+          yield* normalizer.push(step.value.payload, step.value.event);
         }
       } finally {
-        // Stopping early (consumer gone, error) releases the upstream socket.
-        await events.return({ sawDone: false }).catch(() => undefined);
+        // A consumer that stops early must release the upstream socket too.
+        await events.return({ sawDone: false });
       }
     },
 
@@ -146,36 +134,4 @@ function requestHeaders(options: OpenAiCompatibleProviderOptions): Record<string
   for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value;
   if (options.apiKey !== undefined && options.apiKey !== '') headers['authorization'] = `Bearer ${options.apiKey}`;
   return headers;
-}
-
-function parseEventData(data: string, event: string | undefined, providerId: string): unknown {
-  try {
-    return JSON.parse(data) as unknown;
-  } catch (error) {
-    // An `event: error` is an error whatever its data looks like; the normalizer classifies it.
-    if (event === 'error') return { error: { message: data.slice(0, 1_000) } };
-    throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" sent a stream event that is not valid JSON.`, { provider: providerId }, {
-      cause: { error, data: data.slice(0, 16_384) },
-    });
-  }
-}
-
-/**
- * A 2xx JSON body where a stream was asked for: an error envelope (some servers report errors
- * this way) or a server that ignores `stream: true`. Either way the stream cannot be served.
- */
-async function nonStreamAnswer(body: AsyncIterable<Uint8Array>, providerId: string): Promise<GatewayError> {
-  const parts: Buffer[] = [];
-  for await (const part of body) parts.push(Buffer.from(part));
-  const text = Buffer.concat(parts).toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) return classifyUpstreamStreamError(parsed, providerId);
-  return new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered a streaming request with a non-stream body.`, { provider: providerId }, {
-    cause: { body: text.slice(0, 16_384) },
-  });
 }

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, extractApiKey } from '../../../src/auth/authenticate.js';
 import { displayKey, generateApiKey, hashApiKey } from '../../../src/auth/keys.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { KeyRepository, type KeyRecord } from '../../../src/store/keys.js';
 import { gatewayErrorOf } from '../../helpers/thrown.js';
 

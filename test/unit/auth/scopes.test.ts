@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { KNOWN_SCOPES, requireScope, scopeGrants } from '../../../src/auth/scopes.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { gatewayErrorOf } from '../../helpers/thrown.js';
 
 describe('scopeGrants (spec "Authentication" §5)', () => {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/catalog/catalog.js';
 import { buildConfig } from '../../../src/config/load.js';
 import type { ModelType, PlanConfig } from '../../../src/config/schema.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { gatewayErrorOf } from '../../helpers/thrown.js';
 
 const config = buildConfig(

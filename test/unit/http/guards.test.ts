@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { checkHost, corsHeaders, isLoopbackHost } from '../../../src/http/guards.js';
 import { gatewayErrorOf } from '../../helpers/thrown.js';
 

@@ -1,0 +1,93 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import { classifyUpstreamStatus } from '../errors/classify-upstream.js';
+import type { UpstreamHttpClient } from './http-client.js';
+import { decodeSse } from './sse-decode.js';
+
+/** How one provider kind reads its own error shapes inside a stream. */
+export interface StreamDialect {
+  providerId: string;
+  /** Maps a thrown transport error (or abort) to what the caller should see. */
+  failure(error: unknown): unknown;
+  /** What an `event: error` whose data is not JSON stands for, in this kind's error shape. */
+  errorPayload(text: string): unknown;
+  /** The GatewayError for a JSON error envelope sent where a stream was asked for, if it is one. */
+  errorEnvelope(parsed: unknown): GatewayError | undefined;
+}
+
+export interface UpstreamEvent {
+  event: string | undefined;
+  payload: unknown;
+}
+
+/**
+ * POSTs a streaming request and yields its SSE events as parsed JSON, one at a time; returns
+ * whether the `[DONE]` sentinel arrived. Shared by every provider kind that streams SSE:
+ * non-2xx statuses are classified, a JSON answer to a streaming request is refused, transport
+ * failures go through `dialect.failure`, and stopping early releases the upstream socket.
+ */
+export async function* upstreamEvents(
+  httpClient: UpstreamHttpClient,
+  url: string,
+  body: unknown,
+  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
+  dialect: StreamDialect,
+): AsyncGenerator<UpstreamEvent, { sawDone: boolean }> {
+  let response;
+  try {
+    response = await httpClient.postStream(url, body, options);
+  } catch (error) {
+    throw dialect.failure(error);
+  }
+  if (response.text !== undefined) throw classifyUpstreamStatus(response.status, response.text, response.headers, dialect.providerId);
+  if ((response.headers['content-type'] ?? '').includes('application/json')) throw await nonStreamAnswer(response.body, dialect);
+  const events = decodeSse(response.body);
+  try {
+    for (;;) {
+      let step;
+      try {
+        step = await events.next();
+      } catch (error) {
+        throw dialect.failure(error);
+      }
+      if (step.done === true) return step.value;
+      yield { event: step.value.event, payload: parseEventData(step.value.data, step.value.event, dialect) };
+    }
+  } finally {
+    // Stopping early (consumer gone, error) releases the upstream socket.
+    await events.return({ sawDone: false }).catch(() => undefined);
+  }
+}
+
+/** JSON.parse of one `data:` payload (whitespace padding is fine); an `event: error` is an error whatever its data. */
+function parseEventData(data: string, event: string | undefined, dialect: StreamDialect): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch (error) {
+    if (event === 'error') return dialect.errorPayload(data.slice(0, 1_000));
+    throw new GatewayError('INFERENCE_3105', `Provider "${dialect.providerId}" sent a stream event that is not valid JSON.`, { provider: dialect.providerId }, {
+      cause: { error, data: data.slice(0, 16_384) },
+    });
+  }
+}
+
+/**
+ * A 2xx JSON body where a stream was asked for: an error envelope (some servers report errors
+ * this way) or a server that ignores `stream: true`. Either way the stream cannot be served.
+ */
+async function nonStreamAnswer(body: AsyncIterable<Uint8Array>, dialect: StreamDialect): Promise<GatewayError> {
+  const parts: Buffer[] = [];
+  for await (const part of body) parts.push(Buffer.from(part));
+  const text = Buffer.concat(parts).toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return (
+    dialect.errorEnvelope(parsed) ??
+    new GatewayError('INFERENCE_3105', `Provider "${dialect.providerId}" answered a streaming request with a non-stream body.`, { provider: dialect.providerId }, {
+      cause: { body: text.slice(0, 16_384) },
+    })
+  );
+}
