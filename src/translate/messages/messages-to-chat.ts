@@ -1,0 +1,118 @@
+import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, TextPart, ToolCall, ToolChoice } from '../chat/types.js';
+import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, MessagesTextBlock, MessagesToolChoice, MessagesToolResultBlock } from './types.js';
+
+/**
+ * /v1/messages request → hub ChatRequest (spec "POST /v1/messages"). Only hub fields come out:
+ * Anthropic-only fields (cache_control, metadata other than user_id, anything else the schema
+ * let through) are dropped here and never reach an OpenAI-compatible upstream.
+ *
+ * Rules (each one has a row in test/unit/translate/messages/messages-to-chat.test.ts):
+ * - `system` string or text blocks → one leading system message (blocks joined by a blank line);
+ * - user text/image blocks → content parts (image base64 → data URI, url → image_url as is; the
+ *   endpoint inlines and checks both like chat images); a single text block → plain string;
+ * - assistant text + tool_use blocks → one assistant message, tool_calls with
+ *   `arguments = JSON.stringify(input)`;
+ * - user tool_result blocks → `tool` messages placed first in that turn, i.e. right after the
+ *   assistant turn that called them (the OpenAI wire requires it); the rest of the user turn
+ *   follows as a user message. Result content is a string or text blocks (joined); images inside
+ *   a result move to that following user message; `is_error: true` prefixes the text with
+ *   "Error: " (the OpenAI wire has no error flag);
+ * - tools → function tools (input_schema → parameters); tool_choice auto → auto, any → required,
+ *   none → none, tool → named function; disable_parallel_tool_use → parallel_tool_calls false;
+ * - stop_sequences → stop; max_tokens, temperature, top_p, top_k copied; metadata.user_id → user.
+ */
+export function messagesToChat(request: MessagesRequest, upstreamModelName: string = request.model): ChatRequest {
+  const messages: ChatMessage[] = [];
+  const system = systemText(request.system);
+  if (system !== undefined) messages.push({ role: 'system', content: system });
+  for (const message of request.messages) messages.push(...convertMessage(message));
+
+  const chat: ChatRequest = { model: upstreamModelName, messages, max_tokens: request.max_tokens };
+  if (request.temperature !== undefined) chat.temperature = request.temperature;
+  if (request.top_p !== undefined) chat.top_p = request.top_p;
+  if (request.top_k !== undefined) chat.top_k = request.top_k;
+  if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = [...request.stop_sequences];
+  if (typeof request.metadata?.user_id === 'string' && request.metadata.user_id !== '') chat.user = request.metadata.user_id;
+  if (request.tools !== undefined && request.tools.length > 0) chat.tools = request.tools.map(convertTool);
+  if (request.tool_choice !== undefined) {
+    chat.tool_choice = convertToolChoice(request.tool_choice);
+    if ('disable_parallel_tool_use' in request.tool_choice && request.tool_choice.disable_parallel_tool_use === true) chat.parallel_tool_calls = false;
+  }
+  return chat;
+}
+
+/** The system prompt as one string, or undefined when there is none (empty text blocks included). */
+export function systemText(system: MessagesRequest['system']): string | undefined {
+  if (system === undefined) return undefined;
+  const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n');
+  return text === '' ? undefined : text;
+}
+
+function convertMessage(message: MessagesRequestMessage): ChatMessage[] {
+  if (typeof message.content === 'string') {
+    return [message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content }];
+  }
+  if (message.role === 'assistant') {
+    const texts: string[] = [];
+    const toolCalls: ToolCall[] = [];
+    for (const block of message.content) {
+      if (block.type === 'text') texts.push(block.text);
+      else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      // Other blocks are refused by validation (tool_result and image are user-only).
+    }
+    const assistant: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: texts.length === 0 ? null : texts.join('') };
+    if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
+    return [assistant];
+  }
+
+  const toolMessages: ChatMessage[] = [];
+  const parts: ContentPart[] = [];
+  for (const block of message.content) {
+    if (block.type === 'tool_result') {
+      const { text, images } = toolResultContent(block);
+      toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${text}` : text });
+      parts.push(...images.map(imagePart));
+    } else if (block.type === 'text') parts.push({ type: 'text', text: block.text });
+    else if (block.type === 'image') parts.push(imagePart(block));
+  }
+  if (parts.length === 0) return toolMessages;
+  const onlyText = parts.every((part): part is TextPart => part.type === 'text');
+  const content = onlyText && parts.length === 1 ? (parts[0] as TextPart).text : parts;
+  return [...toolMessages, { role: 'user', content }];
+}
+
+function toolResultContent(block: MessagesToolResultBlock): { text: string; images: MessagesImageBlock[] } {
+  if (block.content === undefined) return { text: '', images: [] };
+  if (typeof block.content === 'string') return { text: block.content, images: [] };
+  const texts = block.content.filter((part): part is MessagesTextBlock => part.type === 'text').map((part) => part.text);
+  const images = block.content.filter((part): part is MessagesImageBlock => part.type === 'image');
+  return { text: texts.join('\n'), images };
+}
+
+function imagePart(block: MessagesImageBlock): ContentPart {
+  const url = block.source.type === 'base64' ? `data:${block.source.media_type};base64,${block.source.data}` : block.source.url;
+  return { type: 'image_url', image_url: { url } };
+}
+
+function convertTool(tool: MessagesRequest['tools'] extends Array<infer T> | undefined ? T : never): FunctionTool {
+  const converted: FunctionTool = { type: 'function', function: { name: tool.name, parameters: tool.input_schema } };
+  if (tool.description !== undefined) converted.function.description = tool.description;
+  return converted;
+}
+
+function convertToolChoice(choice: MessagesToolChoice): ToolChoice {
+  switch (choice.type) {
+    case 'auto':
+      return 'auto';
+    case 'any':
+      return 'required';
+    case 'none':
+      return 'none';
+    case 'tool':
+      return { type: 'function', function: { name: choice.name } };
+    default: {
+      const unknownChoice: never = choice;
+      throw new Error(`unhandled tool_choice ${JSON.stringify(unknownChoice)}`);
+    }
+  }
+}

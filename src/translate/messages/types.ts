@@ -1,0 +1,113 @@
+/**
+ * Message-style surface types (spec "POST /v1/messages", "Message-style response object",
+ * "Streaming"): the subset of the Anthropic Messages wire igw accepts and emits, snake_case as
+ * on the wire. Validation lives in endpoints/validation/messages-schema.ts; these are its output.
+ */
+
+export interface MessagesTextBlock {
+  type: 'text';
+  text: string;
+  /** Accepted for compatibility, never forwarded (spec: cache_control silently dropped). */
+  cache_control?: unknown;
+}
+
+export type MessagesImageSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string };
+
+export interface MessagesImageBlock {
+  type: 'image';
+  source: MessagesImageSource;
+  cache_control?: unknown;
+}
+
+export interface MessagesToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  cache_control?: unknown;
+}
+
+export interface MessagesToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | Array<MessagesTextBlock | MessagesImageBlock>;
+  is_error?: boolean;
+  cache_control?: unknown;
+}
+
+export type MessagesRequestBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock;
+
+export interface MessagesRequestMessage {
+  role: 'user' | 'assistant';
+  content: string | MessagesRequestBlock[];
+}
+
+export interface MessagesTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+  cache_control?: unknown;
+}
+
+export type MessagesToolChoice =
+  | { type: 'auto'; disable_parallel_tool_use?: boolean }
+  | { type: 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'none' }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean };
+
+export interface MessagesRequest {
+  model: string;
+  messages: MessagesRequestMessage[];
+  max_tokens: number;
+  system?: string | MessagesTextBlock[];
+  tools?: MessagesTool[];
+  tool_choice?: MessagesToolChoice;
+  stop_sequences?: string[];
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stream?: boolean;
+  metadata?: { user_id?: string | null };
+}
+
+export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
+
+export type MessagesResponseBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/** The message-style response object (without the non-stream billing fields the endpoint adds). */
+export interface MessagesResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  content: MessagesResponseBlock[];
+  model: string;
+  stop_reason: MessagesStopReason | null;
+  stop_sequence: string | null;
+  usage: MessagesUsage;
+}
+
+export interface MessagesErrorBody {
+  type: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+/** Stream events (spec "Streaming", message-style table). */
+export type MessageStreamEvent =
+  | { type: 'message_start'; message: MessagesResponse }
+  | { type: 'content_block_start'; index: number; content_block: { type: 'text'; text: '' } | { type: 'tool_use'; id: string; name: string; input: Record<string, never> } }
+  | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } }
+  | { type: 'content_block_stop'; index: number }
+  | { type: 'message_delta'; delta: { stop_reason: MessagesStopReason | null; stop_sequence: string | null }; usage: MessagesUsage }
+  | { type: 'message_stop' }
+  | { type: 'error'; error: MessagesErrorBody };
