@@ -1,7 +1,7 @@
 import { GatewayError } from './gateway-error.js';
 
 /** Wire shapes an endpoint can speak (fixed per route in http/routes.ts). */
-export type ErrorDialect = 'gateway' | 'vector-store';
+export type ErrorDialect = 'gateway' | 'vector-store' | 'messages';
 
 export interface RenderedError {
   status: number;
@@ -28,5 +28,35 @@ export function renderError(error: unknown, dialect: ErrorDialect = 'gateway'): 
   }
   const errorBody: Record<string, unknown> = { code: gatewayError.code, message: gatewayError.message };
   if (gatewayError.details !== undefined) errorBody['details'] = gatewayError.details;
+  if (dialect === 'messages') {
+    // Message-style endpoints: the Anthropic envelope (SDKs pick their error class from the HTTP
+    // status and read error.type) that still carries the spec's code, message and details.
+    return { status: gatewayError.status, headers: gatewayError.headers, body: { type: 'error', error: { type: messagesErrorType(gatewayError.status), ...errorBody } } };
+  }
   return { status: gatewayError.status, headers: gatewayError.headers, body: { error: errorBody } };
+}
+
+/** HTTP status → Anthropic error `type` (the names the Anthropic API uses for those statuses). */
+export function messagesErrorType(status: number): string {
+  switch (status) {
+    case 400:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error';
+  }
 }

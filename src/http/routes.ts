@@ -1,6 +1,8 @@
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
 import { handleImageGenerations } from '../endpoints/images.js';
+import { handleMessages } from '../endpoints/messages.js';
+import { handleMessagesCountTokens } from '../endpoints/messages-count-tokens.js';
 import { handleListModels, handleRetrieveModel } from '../endpoints/models.js';
 import { handleRerank } from '../endpoints/rerank.js';
 import type { ErrorDialect } from '../errors/render.js';
@@ -19,6 +21,8 @@ export interface GatewayRoute {
 
 export const ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/chat/completions', scope: 'inference.chat', body: 'json', dialect: 'gateway', handler: handleChatCompletions },
+  { method: 'POST', path: '/v1/messages', scope: 'inference.chat', body: 'json', dialect: 'messages', handler: handleMessages },
+  { method: 'POST', path: '/v1/messages/count_tokens', scope: 'inference.chat', body: 'json', dialect: 'messages', handler: handleMessagesCountTokens },
   { method: 'POST', path: '/v1/embeddings', scope: 'inference.embeddings', body: 'json', dialect: 'gateway', handler: handleEmbeddings },
   { method: 'POST', path: '/v1/rerank', scope: 'inference.rerank', body: 'json', dialect: 'gateway', handler: handleRerank },
   { method: 'POST', path: '/v1/images/generations', scope: 'inference.images', body: 'json', dialect: 'gateway', handler: handleImageGenerations },

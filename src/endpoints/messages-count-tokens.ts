@@ -1,0 +1,32 @@
+import type { RequestCall } from '../http/request-call.js';
+import { sendJson } from '../http/respond.js';
+import { countChatPromptTokens, countTokens } from '../tokens/tokenizer.js';
+import { messagesToChat } from '../translate/messages/messages-to-chat.js';
+import type { MessagesRequest, MessagesTool } from '../translate/messages/types.js';
+import { requireCompatVersion } from './messages.js';
+import { countTokensSchema, parseMessagesBody } from './validation/messages-schema.js';
+
+/**
+ * Input tokens of a message-style prompt with the real tokenizer (spec "POST
+ * /v1/messages/count_tokens"): system and messages as the hub prompt (images at the tokenizer's
+ * fixed high-detail rate per image), plus the tools serialized as JSON (name, description, schema).
+ */
+export function countMessagesInputTokens(request: Pick<MessagesRequest, 'messages' | 'system' | 'tools'>): number {
+  const hub = messagesToChat({ model: '', max_tokens: 1, messages: request.messages, ...(request.system === undefined ? {} : { system: request.system }) });
+  return countChatPromptTokens(hub.messages) + countToolTokens(request.tools);
+}
+
+function countToolTokens(tools: readonly MessagesTool[] | undefined): number {
+  if (tools === undefined || tools.length === 0) return 0;
+  return countTokens(JSON.stringify(tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }))));
+}
+
+/** POST /v1/messages/count_tokens: `{input_tokens}`; free, no billing fields, never a silent 0. */
+export async function handleMessagesCountTokens(call: RequestCall): Promise<void> {
+  requireCompatVersion(call);
+  const body = parseMessagesBody(countTokensSchema, call.body);
+  if (body.model !== undefined) call.log.model = body.model;
+  const inputTokens = countMessagesInputTokens(body as Pick<MessagesRequest, 'messages' | 'system' | 'tools'>);
+  call.log.input_tokens = inputTokens;
+  sendJson(call.response, 200, { input_tokens: inputTokens }, { ...call.headers });
+}

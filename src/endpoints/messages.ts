@@ -1,0 +1,138 @@
+import type { Consumption } from '../billing/price.js';
+import type { Config } from '../config/load.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { renderError } from '../errors/render.js';
+import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
+import { sendJson } from '../http/respond.js';
+import { SseWriter } from '../http/sse.js';
+import type { CallContext } from '../providers/types.js';
+import { tryRoutes } from '../routing/fallback.js';
+import type { CandidateRoute } from '../routing/select.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { makeUsage, type ChatRequest, type ChatUsage } from '../translate/chat/types.js';
+import { chatToMessages } from '../translate/messages/chat-to-messages.js';
+import { messagesToChat } from '../translate/messages/messages-to-chat.js';
+import type { MessagesErrorBody, MessagesRequest } from '../translate/messages/types.js';
+import { ChatToMessageEvents } from '../translate/stream/chat-to-message-events.js';
+import { countMessagesInputTokens } from './messages-count-tokens.js';
+import { checkChatCapabilities } from './shared/capabilities.js';
+import { inlineImageUrls } from './shared/inline-images.js';
+import { meterCall } from './shared/metering.js';
+import { fallbackOptions, prepareInference } from './shared/resolve.js';
+import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validation/messages-schema.js';
+
+/** DESIGN §5: `compat-version` (spec) or `anthropic-version` (what Anthropic SDKs send); any value. */
+export function requireCompatVersion(call: RequestCall): void {
+  const value = call.request.headers['compat-version'] ?? call.request.headers['anthropic-version'];
+  if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
+    throw new GatewayError('VALIDATION_4002', 'Missing required header "compat-version" (or "anthropic-version"), e.g. compat-version: 2023-06-01.', { field: 'compat-version' });
+  }
+}
+
+const TIERS = ['opus', 'sonnet', 'haiku'] as const;
+
+/**
+ * Spec model mapping: a model string containing (case-insensitive) a tier name runs that tier's
+ * configured model (config.message_tiers); any other string is a catalog model id, used as is.
+ * An exact catalog id wins, so a model whose own id contains a tier name stays reachable.
+ */
+export function mapMessagesModel(requested: string, config: Pick<Config, 'message_tiers' | 'models'>): string {
+  if (config.models[requested] !== undefined) return requested;
+  const lower = requested.toLowerCase();
+  for (const tier of TIERS) if (lower.includes(tier)) return config.message_tiers[tier];
+  return requested;
+}
+
+function consumptionOf(usage: ChatUsage): Consumption {
+  return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens, images: 0, audioMinutes: 0 };
+}
+
+/** POST /v1/messages (spec "POST /v1/messages"; translated through the chat hub). */
+export async function handleMessages(call: RequestCall): Promise<void> {
+  requireCompatVersion(call);
+  const body = parseMessagesBody(messagesSchema, call.body);
+  const messagesRequest = toMessagesRequest(body);
+  const { resolved, candidates } = prepareInference(call, mapMessagesModel(body.model, call.app.config), ['chat']);
+  call.log.model = body.model;
+  let request = messagesToChat(messagesRequest, resolved.id);
+  const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
+  checkChatCapabilities(resolved.id, resolved.model, request);
+  const { server } = call.app.config;
+  request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
+  call.log.stream = body.stream === true;
+  if (body.stream === true) return streamMessages(call, request, messagesRequest, candidates, modelHints);
+
+  const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
+    timeUpstream(call, () =>
+      call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints }),
+    ),
+    fallbackOptions(call),
+  );
+  const metering = meterCall(call, candidate, consumptionOf(result.usage));
+  const message = chatToMessages(result, { model: body.model, ...(body.stop_sequences === undefined ? {} : { stopSequences: body.stop_sequences }) });
+  sendJson(call.response, 200, { ...message, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
+}
+
+/**
+ * stream=true: hub chunks through the ChatToMessageEvents state machine, framed with event
+ * names. Billed and logged like any call, but no billing fields on the wire (spec "Streaming").
+ */
+async function streamMessages(
+  call: RequestCall,
+  request: ChatRequest,
+  messagesRequest: MessagesRequest,
+  candidates: CandidateRoute[],
+  modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>,
+): Promise<void> {
+  // message_start must carry real input usage, and the hub reports usage only at the end.
+  const inputTokens = countMessagesInputTokens(messagesRequest);
+  const { result: opened, candidate } = await tryRoutes(candidates, call.signal, (route) =>
+    timeUpstream(call, async () => {
+      const iterator = call.app.providers
+        .get(route.providerId)
+        .chatStream({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints })
+        [Symbol.asyncIterator]();
+      const first = await iterator.next();
+      return { iterator, first };
+    }),
+    fallbackOptions(call),
+  );
+
+  const mapper = new ChatToMessageEvents({ model: messagesRequest.model, inputTokens, ...(messagesRequest.stop_sequences === undefined ? {} : { stopSequences: messagesRequest.stop_sequences }) });
+  const writer = new SseWriter(call.response);
+  writer.open(responseHeaders(call));
+  let failure: unknown;
+  try {
+    let step = opened.first;
+    while (!step.done) {
+      for (const event of mapper.push(step.value)) {
+        const pushback = writer.send(event, event.type);
+        if (pushback !== undefined) await pushback;
+      }
+      if (call.signal.aborted) break;
+      step = await opened.iterator.next();
+    }
+  } catch (error) {
+    failure = error;
+  }
+
+  const usage = mapper.reportedUsage ?? makeUsage(inputTokens, countTokens(mapper.outputText));
+  meterCall(call, candidate, consumptionOf(usage));
+
+  if (call.signal.aborted) {
+    writer.close();
+    return;
+  }
+  let tail;
+  if (failure !== undefined) {
+    const error = isGatewayError(failure) ? failure : new GatewayError('INFERENCE_3105', 'The provider stream failed.', undefined, { cause: failure });
+    call.log.error_code = error.code;
+    if (!isGatewayError(failure)) call.app.logger.error('stream failed', { request_id: call.requestId, error: String(failure) });
+    tail = mapper.fail((renderError(error, 'messages').body as { error: MessagesErrorBody }).error);
+  } else {
+    tail = mapper.end(usage);
+    if (tail[0]?.type === 'error') call.log.error_code = 'INFERENCE_3105';
+  }
+  for (const event of tail) await writer.send(event, event.type);
+  writer.close();
+}
