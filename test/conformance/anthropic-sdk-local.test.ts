@@ -49,6 +49,39 @@ describe('anthropic SDK against the built-in local models', () => {
     expect(second.content).toEqual([{ type: 'text', text: 'thanks, done' }]);
   });
 
+  it('stream: .stream() text events and finalMessage() equal the non-stream answer', async () => {
+    const params = { model: 'local-echo', max_tokens: 100, messages: [{ role: 'user' as const, content: 'streaming works token by token' }] };
+    const stream = client.messages.stream(params);
+    let text = '';
+    let starts = 0;
+    stream.on('text', (delta) => (text += delta));
+    stream.on('streamEvent', (event) => {
+      if (event.type === 'message_start') {
+        starts += 1;
+        expect(event.message.usage.input_tokens).toBeGreaterThan(0);
+      }
+    });
+    const final = await stream.finalMessage();
+    const whole = await client.messages.create(params);
+    expect(starts).toBe(1);
+    expect(text).toBe('streaming works token by token');
+    expect(final.content).toEqual(whole.content);
+    expect(final.stop_reason).toBe(whole.stop_reason);
+    expect(final.usage.output_tokens).toBe(whole.usage.output_tokens);
+  });
+
+  it('stream: a forced tool streams its input as input_json_delta', async () => {
+    const tools = [{ name: 'lookup', description: 'Look up', input_schema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] } }];
+    const stream = client.messages.stream({ model: 'local-echo', max_tokens: 200, tools, tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'find it' }] });
+    const partials: string[] = [];
+    stream.on('inputJson', (partial) => partials.push(partial));
+    const final = await stream.finalMessage();
+    expect(final.stop_reason).toBe('tool_use');
+    const toolUse = final.content.find((block) => block.type === 'tool_use') as { input: Record<string, unknown> } | undefined;
+    expect(toolUse?.input).toEqual(JSON.parse(partials.join('')));
+    expect(partials.length).toBeGreaterThan(1);
+  });
+
   it('count_tokens', async () => {
     const counted = await client.messages.countTokens({ model: 'local-echo', system: 'sys', messages: [{ role: 'user', content: 'count me please' }] });
     expect(counted.input_tokens).toBeGreaterThan(3);

@@ -1,3 +1,5 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -129,6 +131,87 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('stream: the SDK .stream() sees text and inputJson events; finalMessage() folds the answer', async () => {
+    handler = () => ({
+      sse: [
+        chunk({ role: 'assistant', content: '' }),
+        chunk({ content: 'Let me ' }),
+        chunk({ content: 'check.' }),
+        chunk({ tool_calls: [{ index: 0, id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+        chunk({}, 'tool_calls'),
+        usageChunk,
+      ],
+    });
+    const stream = client.messages.stream({ model: 'up-chat', max_tokens: 50, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    let text = '';
+    const json: string[] = [];
+    stream.on('text', (delta) => (text += delta));
+    stream.on('inputJson', (partial) => json.push(partial));
+    const final = await stream.finalMessage();
+    expect(text).toBe('Let me check.');
+    expect(json.join('')).toBe('{"city":"Paris"}');
+    expect(final).toMatchObject({
+      model: 'up-chat',
+      stop_reason: 'tool_use',
+      content: [
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool_use', id: 'call_9', name: 'get_weather', input: { city: 'Paris' } },
+      ],
+      usage: { input_tokens: 10, output_tokens: 3 },
+    });
+    expect(upstream.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('stream on the wire: named events, real input usage in message_start, no billing fields', async () => {
+    handler = () => ({ sse: [chunk({ role: 'assistant', content: 'Hi' }), chunk({}, 'stop')] });
+    const response = await fetch(`${igw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': igw.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'up-chat', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'Say hi to everyone in the room' }] }),
+    });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const text = await response.text();
+    const frames = text.split('\n\n').filter((frame) => frame.startsWith('event:'));
+    const events = frames.map((frame) => ({ name: /^event: (.*)$/m.exec(frame)![1], data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) }));
+    expect(events.map((event) => event.name)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    for (const event of events) expect(event.data.type).toBe(event.name);
+    expect(events[0]!.data.message.usage.input_tokens).toBeGreaterThan(5);
+    // The upstream reported no usage: output is counted, input stays the counted prompt.
+    expect(events[4]!.data.usage.output_tokens).toBeGreaterThan(0);
+    expect(text).not.toContain('billing_cost');
+    expect(text).not.toContain('environment_impact');
+  });
+
+  it('stream: an upstream failure mid-stream becomes an error event and the SDK raises', async () => {
+    handler = () => ({ destroy: true, sseBefore: [chunk({ role: 'assistant', content: 'partial ' })] });
+    const response = await fetch(`${igw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': igw.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'up-chat', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    const text = await response.text();
+    expect(text).toContain('event: message_start');
+    expect(text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+    expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^event: error/);
+
+    const stream = client.messages.stream({ model: 'up-chat', max_tokens: 20, messages: [{ role: 'user', content: 'x' }] });
+    await expect(stream.finalMessage()).rejects.toThrow();
+  });
+
+  it('stream: an upstream that ends without a finish gives an error event', async () => {
+    handler = () => ({ sse: [chunk({ role: 'assistant', content: 'partial' })] });
+    const response = await fetch(`${igw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': igw.key, 'compat-version': '1' },
+      body: JSON.stringify({ model: 'up-chat', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    const text = await response.text();
+    expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^event: error/);
+    expect(text).not.toContain('message_stop');
+  });
+
   const base = { model: 'up-chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] };
   const validationCases: Array<[string, unknown, Record<string, string>, string, string]> = [
     ['missing version header', base, {}, 'VALIDATION_4002', 'compat-version'],
@@ -146,4 +229,18 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
       expect(response.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code, details: { field } } });
     });
   }
+  // Last: it closes the request log.
+  it('request log: streams are billed and logged with the upstream usage; count_tokens is free', async () => {
+    await igw.gateway.app.store.requestLog.close();
+    const folder = path.join(igw.dataDir, 'logs');
+    const files = await readdir(folder);
+    const lines = (await Promise.all(files.map((file) => readFile(path.join(folder, file), 'utf8')))).join('').trim().split('\n').map((line) => JSON.parse(line));
+    const streamed = lines.filter((line) => line.endpoint === '/v1/messages' && line.stream === true && line.status === 200);
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(streamed[0]).toMatchObject({ model: 'up-chat', provider: 'up', route: 'up/real-model-1', input_tokens: 10, output_tokens: 3 });
+    expect(Number(streamed[0].eur)).toBeGreaterThan(0);
+    const counted = lines.filter((line) => line.endpoint === '/v1/messages/count_tokens' && line.status === 200);
+    expect(counted.length).toBeGreaterThan(0);
+    for (const line of counted) expect(line.eur ?? '0').toBe('0');
+  });
 });
