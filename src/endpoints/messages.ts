@@ -5,13 +5,16 @@ import { renderError } from '../errors/render.js';
 import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { SseWriter } from '../http/sse.js';
-import type { CallContext } from '../providers/types.js';
+import type { CallContext, NativeMessageEvent, NativeMessagesResult } from '../providers/types.js';
 import { tryRoutes } from '../routing/fallback.js';
 import type { CandidateRoute } from '../routing/select.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { makeUsage, type ChatRequest, type ChatUsage } from '../translate/chat/types.js';
+import { convertUsage, mergeUsage } from '../translate/anthropic-wire/convert-usage.js';
+import type { AnthropicUsage } from '../translate/anthropic-wire/types.js';
+import { makeUsage, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage } from '../translate/chat/types.js';
 import { chatToMessages } from '../translate/messages/chat-to-messages.js';
 import { messagesToChat } from '../translate/messages/messages-to-chat.js';
+import { toNativeMessagesBody } from '../translate/messages/native-request.js';
 import type { MessagesErrorBody, MessagesRequest } from '../translate/messages/types.js';
 import { ChatToMessageEvents } from '../translate/stream/chat-to-message-events.js';
 import { countMessagesInputTokens } from './messages-count-tokens.js';
@@ -62,14 +65,24 @@ export async function handleMessages(call: RequestCall): Promise<void> {
   call.log.stream = body.stream === true;
   if (body.stream === true) return streamMessages(call, request, messagesRequest, candidates, modelHints);
 
+  // Per route: a provider that speaks the Messages API natively gets the surface body as is
+  // (pass-through); any other goes through the chat hub. Fallback may cross kinds.
+  const nativeBody = toNativeMessagesBody(messagesRequest, resolved.id, false);
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
-    timeUpstream(call, () =>
-      call.app.providers.get(route.providerId).chat({ ...request, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints }),
-    ),
+    timeUpstream(call, async (): Promise<NativeMessagesResult | { hub: ChatResponse }> => {
+      const adapter = call.app.providers.get(route.providerId);
+      const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints };
+      if (adapter.messages !== undefined) return adapter.messages(nativeBody, context);
+      return { hub: await adapter.chat({ ...request, stream: false }, context) };
+    }),
     fallbackOptions(call),
   );
-  const metering = meterCall(call, candidate, consumptionOf(result.usage));
-  const message = chatToMessages(result, { model: body.model, ...(body.stop_sequences === undefined ? {} : { stopSequences: body.stop_sequences }) });
+  const usage = 'hub' in result ? result.hub.usage : result.usage;
+  const metering = meterCall(call, candidate, consumptionOf(usage));
+  const message =
+    'hub' in result
+      ? chatToMessages(result.hub, { model: body.model, ...(body.stop_sequences === undefined ? {} : { stopSequences: body.stop_sequences }) })
+      : { ...result.body, model: body.model };
   sendJson(call.response, 200, { ...message, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
 }
 
@@ -86,17 +99,21 @@ async function streamMessages(
 ): Promise<void> {
   // message_start must carry real input usage, and the hub reports usage only at the end.
   const inputTokens = countMessagesInputTokens(messagesRequest);
+  const nativeBody = toNativeMessagesBody(messagesRequest, request.model, true);
   const { result: opened, candidate } = await tryRoutes(candidates, call.signal, (route) =>
-    timeUpstream(call, async () => {
-      const iterator = call.app.providers
-        .get(route.providerId)
-        .chatStream({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints })
-        [Symbol.asyncIterator]();
-      const first = await iterator.next();
-      return { iterator, first };
+    timeUpstream(call, async (): Promise<OpenedStream> => {
+      const adapter = call.app.providers.get(route.providerId);
+      const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints };
+      if (adapter.messagesStream !== undefined) {
+        const iterator = adapter.messagesStream(nativeBody, context)[Symbol.asyncIterator]();
+        return { native: true, iterator, first: await iterator.next() };
+      }
+      const iterator = adapter.chatStream({ ...request, stream: true, stream_options: { include_usage: true } }, context)[Symbol.asyncIterator]();
+      return { native: false, iterator, first: await iterator.next() };
     }),
     fallbackOptions(call),
   );
+  if (opened.native) return passThroughStream(call, opened, candidate, messagesRequest.model, inputTokens);
 
   const mapper = new ChatToMessageEvents({ model: messagesRequest.model, inputTokens, ...(messagesRequest.stop_sequences === undefined ? {} : { stopSequences: messagesRequest.stop_sequences }) });
   const writer = new SseWriter(call.response);
@@ -134,5 +151,74 @@ async function streamMessages(
     if (tail[0]?.type === 'error') call.log.error_code = 'INFERENCE_3105';
   }
   for (const event of tail) await writer.send(event, event.type);
+  writer.close();
+}
+
+type OpenedStream =
+  | { native: false; iterator: AsyncIterator<ChatChunk>; first: IteratorResult<ChatChunk> }
+  | { native: true; iterator: AsyncIterator<NativeMessageEvent>; first: IteratorResult<NativeMessageEvent> };
+
+/**
+ * Native pass-through stream: the upstream's events go out unchanged except the echoed model in
+ * message_start; usage is folded (message_delta counts are cumulative) for billing. A failure,
+ * or an upstream that ends without message_stop, becomes one `error` event.
+ */
+async function passThroughStream(
+  call: RequestCall,
+  opened: Extract<OpenedStream, { native: true }>,
+  candidate: CandidateRoute,
+  clientModel: string,
+  inputTokens: number,
+): Promise<void> {
+  const writer = new SseWriter(call.response);
+  writer.open(responseHeaders(call));
+  let usage: AnthropicUsage | undefined;
+  let outputText = '';
+  let stopped = false;
+  let failure: unknown;
+  try {
+    let step = opened.first;
+    while (!step.done) {
+      const { type, payload } = step.value;
+      if (type === 'message_start') {
+        const message = payload['message'] as Record<string, unknown> | undefined;
+        if (message !== undefined) {
+          message['model'] = clientModel;
+          usage = mergeUsage(usage, message['usage'] as AnthropicUsage | undefined);
+        }
+      } else if (type === 'message_delta') {
+        usage = mergeUsage(usage, payload['usage'] as AnthropicUsage | undefined);
+      } else if (type === 'content_block_delta') {
+        const delta = payload['delta'] as { text?: unknown; partial_json?: unknown } | undefined;
+        if (typeof delta?.text === 'string') outputText += delta.text;
+        if (typeof delta?.partial_json === 'string') outputText += delta.partial_json;
+      } else if (type === 'message_stop') {
+        stopped = true;
+      }
+      const pushback = writer.send(payload, type);
+      if (pushback !== undefined) await pushback;
+      if (call.signal.aborted) break;
+      step = await opened.iterator.next();
+    }
+  } catch (error) {
+    failure = error;
+  }
+  const billed = usage === undefined ? makeUsage(inputTokens, countTokens(outputText)) : convertUsage(usage);
+  meterCall(call, candidate, consumptionOf(billed));
+  if (call.signal.aborted) {
+    writer.close();
+    return;
+  }
+  if (failure !== undefined || !stopped) {
+    const error =
+      failure === undefined
+        ? new GatewayError('INFERENCE_3105', 'The upstream stream ended before the message was complete.')
+        : isGatewayError(failure)
+          ? failure
+          : new GatewayError('INFERENCE_3105', 'The provider stream failed.', undefined, { cause: failure });
+    call.log.error_code = error.code;
+    if (failure !== undefined && !isGatewayError(failure)) call.app.logger.error('stream failed', { request_id: call.requestId, error: String(failure) });
+    await writer.send(renderError(error, 'messages').body, 'error');
+  }
   writer.close();
 }

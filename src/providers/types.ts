@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatRequest, ChatResponse } from '../translate/chat/types.js';
+import type { ChatChunk, ChatRequest, ChatResponse, ChatUsage } from '../translate/chat/types.js';
 
 /** Per-call information an adapter needs besides the request itself. */
 export interface CallContext {
@@ -55,6 +55,16 @@ export interface ImageResult {
   images: Array<{ b64_json: string; revised_prompt?: string }>;
 }
 
+export interface NativeMessagesResult {
+  body: Record<string, unknown>;
+  usage: ChatUsage;
+}
+
+export interface NativeMessageEvent {
+  type: string;
+  payload: Record<string, unknown>;
+}
+
 /**
  * The seam every provider kind implements. Adapters speak only the hub (chat types) and throw
  * GatewayError for upstream faults (classified once, raw text kept in `cause`).
@@ -68,6 +78,14 @@ export interface ProviderAdapter {
   embed?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
   rerank?(request: RerankRequest, context: CallContext): Promise<RerankResult>;
   generateImages?(request: ImageRequest, context: CallContext): Promise<ImageResult>;
+  /**
+   * Native message-style pass-through (kinds whose wire IS the Messages API). `body` is the
+   * surface body already cleaned for upstream (translate/messages/native-request.ts); the answer
+   * comes back as the upstream sent it, with its usage in hub terms for billing.
+   */
+  messages?(body: Record<string, unknown>, context: CallContext): Promise<NativeMessagesResult>;
+  /** Streaming pass-through: the upstream's events as parsed payloads (an upstream `error` event throws). */
+  messagesStream?(body: Record<string, unknown>, context: CallContext): AsyncIterable<NativeMessageEvent>;
   /** Releases pooled connections at shutdown. */
   close?(): Promise<void>;
 }

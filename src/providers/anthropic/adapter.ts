@@ -6,7 +6,8 @@ import { AnthropicStreamMapper } from '../../translate/anthropic-wire/stream-map
 import { toAnthropicRequest, type AnthropicRequestPlan } from '../../translate/anthropic-wire/to-anthropic-request.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import type { UpstreamHttpClient } from '../http-client.js';
-import type { CallContext, ProviderAdapter } from '../types.js';
+import { convertUsage } from '../../translate/anthropic-wire/convert-usage.js';
+import type { CallContext, NativeMessageEvent, NativeMessagesResult, ProviderAdapter } from '../types.js';
 import { isAnthropicErrorBody, parseAnthropicResponse, parseAnthropicStreamEvent } from './wire.js';
 
 /** The API version igw speaks; every request carries it (Anthropic requires the header). */
@@ -56,6 +57,47 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
   return {
     kind: 'anthropic',
     id: providerId,
+
+    /** /v1/messages pass-through: the surface body (already cleaned) goes up as is. */
+    async messages(body: Record<string, unknown>, context: CallContext): Promise<NativeMessagesResult> {
+      let response;
+      try {
+        response = await httpClient.postJson(messagesUrl, { ...body, model: context.upstreamModel }, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
+      } catch (error) {
+        throw failure(error, context);
+      }
+      if (response.status < 200 || response.status >= 300) {
+        throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
+      }
+      if (isAnthropicErrorBody(response.json)) throw classifyUpstreamErrorEvent(response.json, providerId);
+      const parsed = parseAnthropicResponse(response.json);
+      if (!parsed.success || typeof response.json !== 'object' || response.json === null) {
+        throw unreadable(providerId, 'message', { error: parsed.success ? 'not an object' : parsed.error, body: response.text.slice(0, 16_384) });
+      }
+      return { body: response.json as Record<string, unknown>, usage: convertUsage(parsed.data.usage) };
+    },
+
+    async *messagesStream(body: Record<string, unknown>, context: CallContext): AsyncGenerator<NativeMessageEvent> {
+      const events = upstreamEvents(httpClient, messagesUrl, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+        providerId,
+        failure: (error) => failure(error, context),
+        errorPayload: (text) => ({ type: 'error', error: { type: 'api_error', message: text } }),
+        errorEnvelope: (parsed) => (isAnthropicErrorBody(parsed) ? classifyUpstreamErrorEvent(parsed, providerId) : undefined),
+      });
+      try {
+        for (;;) {
+          const step = await events.next();
+          if (step.done === true) return;
+          const payload = step.value.payload;
+          if (isAnthropicErrorBody(payload)) throw classifyUpstreamErrorEvent(payload, providerId);
+          const parsed = parseAnthropicStreamEvent(payload);
+          if (!parsed.success || typeof payload !== 'object' || payload === null) throw unreadable(providerId, 'stream event', { error: parsed.success ? 'not an object' : parsed.error, payload });
+          yield { type: String((payload as Record<string, unknown>)['type']), payload: payload as Record<string, unknown> };
+        }
+      } finally {
+        await events.return({ sawDone: false });
+      }
+    },
 
     async chat(request: ChatRequest, context: CallContext): Promise<ChatResponse> {
       const { body, structuredOutputTool } = plan(request, context, false);
