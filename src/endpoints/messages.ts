@@ -46,6 +46,16 @@ export function mapMessagesModel(requested: string, config: Pick<Config, 'messag
   return requested;
 }
 
+/** An image problem found on the hub request, re-worded to name the client's block (messages[i].content[j]). */
+function renamedImageField(error: unknown, imageFields: ReadonlyMap<string, string>): unknown {
+  if (!isGatewayError(error) || typeof error.details?.['field'] !== 'string') return error;
+  const hubField = error.details['field'];
+  const block = imageFields.get(hubField);
+  if (block === undefined) return error;
+  const field = `${block}.source`;
+  return new GatewayError(error.code, `Invalid content block ${block}: ${error.message.split(`"${hubField}"`).join(`"${field}"`)}`, { ...error.details, field, block }, { cause: error.cause });
+}
+
 function consumptionOf(usage: ChatUsage): Consumption {
   return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens, images: 0, audioMinutes: 0 };
 }
@@ -57,11 +67,16 @@ export async function handleMessages(call: RequestCall): Promise<void> {
   const messagesRequest = toMessagesRequest(body);
   const { resolved, candidates } = prepareInference(call, mapMessagesModel(body.model, call.app.config), ['chat']);
   call.log.model = body.model;
-  let request = messagesToChat(messagesRequest, resolved.id);
+  const imageFields = new Map<string, string>();
+  let request = messagesToChat(messagesRequest, resolved.id, imageFields);
   const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, request);
   const { server } = call.app.config;
-  request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
+  try {
+    request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
+  } catch (error) {
+    throw renamedImageField(error, imageFields);
+  }
   call.log.stream = body.stream === true;
   if (body.stream === true) return streamMessages(call, request, messagesRequest, candidates, modelHints);
 

@@ -212,6 +212,19 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
     expect(text).not.toContain('message_stop');
   });
 
+  it('400: an image that is not an image names the client block, not the hub message', async () => {
+    const response = await postJson(
+      `${igw.url}/v1/messages`,
+      igw.key,
+      { model: 'up-chat', max_tokens: 5, system: 'sys', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAAAAAA' } }] }] },
+      { 'compat-version': '1' },
+    );
+    expect(response.status).toBe(400);
+    expect(response.json.error).toMatchObject({ type: 'invalid_request_error', code: 'VALIDATION_4005', details: { field: 'messages[2].content[1].source', block: 'messages[2].content[1]' } });
+    expect(response.json.error.message).toContain('messages[2].content[1]');
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   const base = { model: 'up-chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] };
   const validationCases: Array<[string, unknown, Record<string, string>, string, string]> = [
     ['missing version header', base, {}, 'VALIDATION_4002', 'compat-version'],

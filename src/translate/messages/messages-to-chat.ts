@@ -21,11 +21,23 @@ import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, Messa
  *   none → none, tool → named function; disable_parallel_tool_use → parallel_tool_calls false;
  * - stop_sequences → stop; max_tokens, temperature, top_p, top_k copied; metadata.user_id → user.
  */
-export function messagesToChat(request: MessagesRequest, upstreamModelName: string = request.model): ChatRequest {
+export function messagesToChat(request: MessagesRequest, upstreamModelName: string = request.model, imageFields?: Map<string, string>): ChatRequest {
   const messages: ChatMessage[] = [];
   const system = systemText(request.system);
   if (system !== undefined) messages.push({ role: 'system', content: system });
-  for (const message of request.messages) messages.push(...convertMessage(message));
+  request.messages.forEach((message, messageIndex) => {
+    for (const converted of convertMessage(message, `messages[${messageIndex}]`)) {
+      // Where each image part came from, so a problem found later on the hub request (URL
+      // fetch, bad data) names the client's block: hub field → surface field.
+      if (imageFields !== undefined && converted.role === 'user' && Array.isArray(converted.content)) {
+        converted.content.forEach((part, partIndex) => {
+          const source = (part as ContentPart & { [SOURCE]?: string })[SOURCE];
+          if (source !== undefined) imageFields.set(`messages[${messages.length}].content[${partIndex}].image_url.url`, source);
+        });
+      }
+      messages.push(converted);
+    }
+  });
 
   const chat: ChatRequest = { model: upstreamModelName, messages, max_tokens: request.max_tokens };
   if (request.temperature !== undefined) chat.temperature = request.temperature;
@@ -48,7 +60,10 @@ export function systemText(system: MessagesRequest['system']): string | undefine
   return text === '' ? undefined : text;
 }
 
-function convertMessage(message: MessagesRequestMessage): ChatMessage[] {
+/** Non-enumerable tag on image parts: the surface field they came from (never serialized). */
+const SOURCE = Symbol('surface-field');
+
+function convertMessage(message: MessagesRequestMessage, path: string): ChatMessage[] {
   if (typeof message.content === 'string') {
     return [message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content }];
   }
@@ -67,31 +82,34 @@ function convertMessage(message: MessagesRequestMessage): ChatMessage[] {
 
   const toolMessages: ChatMessage[] = [];
   const parts: ContentPart[] = [];
-  for (const block of message.content) {
+  message.content.forEach((block, blockIndex) => {
+    const blockPath = `${path}.content[${blockIndex}]`;
     if (block.type === 'tool_result') {
       const { text, images } = toolResultContent(block);
       toolMessages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${text}` : text });
-      parts.push(...images.map(imagePart));
+      images.forEach(({ image, index }) => parts.push(imagePart(image, `${blockPath}.content[${index}]`)));
     } else if (block.type === 'text') parts.push({ type: 'text', text: block.text });
-    else if (block.type === 'image') parts.push(imagePart(block));
-  }
+    else if (block.type === 'image') parts.push(imagePart(block, blockPath));
+  });
   if (parts.length === 0) return toolMessages;
   const onlyText = parts.every((part): part is TextPart => part.type === 'text');
   const content = onlyText && parts.length === 1 ? (parts[0] as TextPart).text : parts;
   return [...toolMessages, { role: 'user', content }];
 }
 
-function toolResultContent(block: MessagesToolResultBlock): { text: string; images: MessagesImageBlock[] } {
+function toolResultContent(block: MessagesToolResultBlock): { text: string; images: Array<{ image: MessagesImageBlock; index: number }> } {
   if (block.content === undefined) return { text: '', images: [] };
   if (typeof block.content === 'string') return { text: block.content, images: [] };
   const texts = block.content.filter((part): part is MessagesTextBlock => part.type === 'text').map((part) => part.text);
-  const images = block.content.filter((part): part is MessagesImageBlock => part.type === 'image');
+  const images = block.content.flatMap((part, index) => (part.type === 'image' ? [{ image: part, index }] : []));
   return { text: texts.join('\n'), images };
 }
 
-function imagePart(block: MessagesImageBlock): ContentPart {
+function imagePart(block: MessagesImageBlock, field: string): ContentPart {
   const url = block.source.type === 'base64' ? `data:${block.source.media_type};base64,${block.source.data}` : block.source.url;
-  return { type: 'image_url', image_url: { url } };
+  const part: ContentPart = { type: 'image_url', image_url: { url } };
+  Object.defineProperty(part, SOURCE, { value: field, enumerable: false });
+  return part;
 }
 
 function convertTool(tool: MessagesRequest['tools'] extends Array<infer T> | undefined ? T : never): FunctionTool {

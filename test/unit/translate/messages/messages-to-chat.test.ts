@@ -128,4 +128,29 @@ describe('messagesToChat', () => {
   it('uses the upstream model name when given', () => {
     expect(messagesToChat(base, 'local-echo').model).toBe('local-echo');
   });
+  it('records where each image part came from (hub field → surface field)', () => {
+    const fields = new Map<string, string>();
+    messagesToChat(
+      {
+        ...base,
+        system: 's',
+        messages: [
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'shot', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'x' }, { type: 'image', source: { type: 'url', url: 'https://e.com/x.png' } }] },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            ],
+          },
+        ],
+      },
+      'm',
+      fields,
+    );
+    expect([...fields]).toEqual([
+      ['messages[3].content[0].image_url.url', 'messages[1].content[0].content[1]'],
+      ['messages[3].content[1].image_url.url', 'messages[1].content[1]'],
+    ]);
+  });
 });
