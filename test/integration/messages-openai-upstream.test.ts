@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
+import { readRecorded, recordedAvailable } from '../helpers/recorded.js';
 
 function completion(message: Record<string, unknown>, finish = 'stop', usage: Record<string, unknown> = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 40 } }) {
   return { id: 'chatcmpl-up1', object: 'chat.completion', created: 1_700_000_000, model: 'real-model-1', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }], usage };
@@ -224,6 +225,21 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
     expect(response.json.error.message).toContain('messages[2].content[1]');
     expect(upstream.requests).toHaveLength(0);
   });
+
+  for (const file of ['openai-compatible/groq-stream-midstream-error.sse', 'openai-compatible/openrouter-stream-error-in-chunk.sse']) {
+    it.skipIf(!recordedAvailable)(`stream: recorded upstream failure ${file} → error event last, no message_stop`, async () => {
+      handler = () => ({ rawSse: readRecorded(file), randomChunks: true, seed: 11 });
+      const response = await fetch(`${igw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': igw.key, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'up-chat', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      const text = await response.text();
+      const frames = text.trimEnd().split('\n\n').filter((frame) => frame.startsWith('event:'));
+      expect(frames.at(-1)).toMatch(/^event: error\ndata: \{"type":"error","error":\{"type":"[a-z_]+","code":"INFERENCE_3/);
+      expect(text).not.toContain('message_stop');
+    });
+  }
 
   const base = { model: 'up-chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] };
   const validationCases: Array<[string, unknown, Record<string, string>, string, string]> = [
