@@ -3,8 +3,16 @@ import { sendJson } from '../http/respond.js';
 import { countChatPromptTokens, countTokens } from '../tokens/tokenizer.js';
 import { messagesToChat } from '../translate/messages/messages-to-chat.js';
 import type { MessagesRequest, MessagesTool } from '../translate/messages/types.js';
-import { requireCompatVersion } from './messages.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { countTokensSchema, parseMessagesBody } from './validation/messages-schema.js';
+
+/** DESIGN §5: `compat-version` (spec) or `anthropic-version` (what Anthropic SDKs send); any value. */
+export function requireCompatVersion(call: RequestCall): void {
+  const value = call.request.headers['compat-version'] ?? call.request.headers['anthropic-version'];
+  if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
+    throw new GatewayError('VALIDATION_4002', 'Missing required header "compat-version" (or "anthropic-version"), e.g. compat-version: 2023-06-01.', { field: 'compat-version' });
+  }
+}
 
 /**
  * Input tokens of a message-style prompt with the real tokenizer (spec "POST

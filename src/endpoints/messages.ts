@@ -17,20 +17,12 @@ import { messagesToChat } from '../translate/messages/messages-to-chat.js';
 import { toNativeMessagesBody } from '../translate/messages/native-request.js';
 import type { MessagesErrorBody, MessagesRequest } from '../translate/messages/types.js';
 import { ChatToMessageEvents } from '../translate/stream/chat-to-message-events.js';
-import { countMessagesInputTokens } from './messages-count-tokens.js';
+import { countMessagesInputTokens, requireCompatVersion } from './messages-count-tokens.js';
 import { checkChatCapabilities } from './shared/capabilities.js';
 import { inlineImageUrls } from './shared/inline-images.js';
 import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validation/messages-schema.js';
-
-/** DESIGN §5: `compat-version` (spec) or `anthropic-version` (what Anthropic SDKs send); any value. */
-export function requireCompatVersion(call: RequestCall): void {
-  const value = call.request.headers['compat-version'] ?? call.request.headers['anthropic-version'];
-  if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) {
-    throw new GatewayError('VALIDATION_4002', 'Missing required header "compat-version" (or "anthropic-version"), e.g. compat-version: 2023-06-01.', { field: 'compat-version' });
-  }
-}
 
 const TIERS = ['opus', 'sonnet', 'haiku'] as const;
 

@@ -75,7 +75,8 @@ function convertMessage(message: MessagesRequestMessage, path: string): ChatMess
       else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
       // Other blocks are refused by validation (tool_result and image are user-only).
     }
-    const assistant: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: texts.length === 0 ? null : texts.join('') };
+    // null content is only valid next to tool_calls on the OpenAI wire; an empty turn stays ''.
+    const assistant: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: texts.length === 0 ? (toolCalls.length > 0 ? null : '') : texts.join('') };
     if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
     return [assistant];
   }

@@ -153,4 +153,7 @@ describe('messagesToChat', () => {
       ['messages[3].content[1].image_url.url', 'messages[1].content[1]'],
     ]);
   });
+  it('an empty assistant turn stays an empty string (null content needs tool_calls on the OpenAI wire)', () => {
+    expect(messagesToChat({ ...base, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [] }] }).messages[1]).toEqual({ role: 'assistant', content: '' });
+  });
 });
