@@ -13,7 +13,7 @@ export interface ConfigIssue {
 export interface Config extends ParsedConfig {
   /** Absolute path of the file this came from; null for the built-in defaults. */
   source: string | null;
-  message_tiers: { opus: string; sonnet: string; haiku: string };
+  message_tiers: Record<string, string>;
 }
 
 export class ConfigError extends Error {

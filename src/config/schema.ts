@@ -154,7 +154,12 @@ export const configSchema = z
       .default({ concurrency: 8, max_requests_per_file: 50_000 }),
     default_plan: z.string().default('developer'),
     plans: z.record(z.string(), planSchema).default({}),
-    message_tiers: z.object({ opus: z.string(), sonnet: z.string(), haiku: z.string() }).strict().optional(),
+    /**
+     * Message-style model mapping: a requested model containing a tier name (case-insensitive)
+     * runs that tier's model. The names are the keys, so they are configurable; default opus,
+     * sonnet and haiku.
+     */
+    message_tiers: z.record(z.string().min(1).regex(/^[^:]+$/, 'a tier name may not contain ":"'), z.string().min(1)).optional(),
     providers: z.record(z.string(), providerSchema).default({}),
     models: z.record(z.string(), modelSchema).default({}),
   })

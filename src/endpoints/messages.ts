@@ -24,8 +24,6 @@ import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validation/messages-schema.js';
 
-const TIERS = ['opus', 'sonnet', 'haiku'] as const;
-
 /**
  * Spec model mapping: a model string containing (case-insensitive) a tier name runs that tier's
  * configured model (config.message_tiers); any other string is a catalog model id, used as is.
@@ -34,7 +32,9 @@ const TIERS = ['opus', 'sonnet', 'haiku'] as const;
 export function mapMessagesModel(requested: string, config: Pick<Config, 'message_tiers' | 'models'>): string {
   if (config.models[requested] !== undefined) return requested;
   const lower = requested.toLowerCase();
-  for (const tier of TIERS) if (lower.includes(tier)) return config.message_tiers[tier];
+  // Longest tier name first, so "opus-max" wins over "opus" when both are configured.
+  const tiers = Object.entries(config.message_tiers).sort(([a], [b]) => b.length - a.length);
+  for (const [tier, modelId] of tiers) if (lower.includes(tier.toLowerCase())) return modelId;
   return requested;
 }
 
