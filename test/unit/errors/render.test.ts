@@ -73,3 +73,22 @@ describe('renderError: vector-store dialect', () => {
     expect((rendered.body as { error: { message: string } }).error.message).not.toContain('secret stack');
   });
 });
+
+describe('renderError: messages dialect (Anthropic-style type, spec fields kept)', () => {
+  it.each([
+    ['VALIDATION_4005', 400, 'invalid_request_error'],
+    ['AUTH_1008', 401, 'authentication_error'],
+    ['BILLING_2001', 402, 'billing_error'],
+    ['AUTH_1015', 403, 'permission_error'],
+    ['INFERENCE_3001', 404, 'not_found_error'],
+    ['VALIDATION_4013', 413, 'request_too_large'],
+    ['AUTH_1028', 429, 'rate_limit_error'],
+    ['INFERENCE_3104', 503, 'overloaded_error'],
+    ['INFERENCE_3105', 502, 'api_error'],
+    ['SYSTEM_9001', 500, 'api_error'],
+  ] as const)('%s → %i %s', (code, status, type) => {
+    const rendered = renderError(new GatewayError(code, 'why', { field: 'x' }), 'messages');
+    expect(rendered.status).toBe(status);
+    expect(rendered.body).toEqual({ type: 'error', error: { type, code, message: 'why', details: { field: 'x' } } });
+  });
+});
