@@ -88,6 +88,11 @@ export const providerSchema = z
     api_key: z.string().optional(),
     headers: z.record(z.string(), z.string()).default({}),
     timeout_ms: z.number().int().positive().default(60_000),
+    /**
+     * Kind `openai`: most embedding inputs per upstream call. Larger arrays are split into
+     * consecutive calls (order kept, usage summed). Default 2048 for vendor `openai`, else 512.
+     */
+    max_embedding_batch: z.number().int().positive().optional(),
     location: z.string().min(2).default('ZZ'),
     pue: z.number().finite().min(1).default(1.2),
     renewable_percent: z.number().finite().min(0).max(100).default(0),

@@ -14,7 +14,15 @@ const FACTORIES: Record<string, AdapterFactory | undefined> = {
   local: (id) => createLocalAdapter(id),
   openai: (id, provider, httpClient) =>
     createOpenAiCompatibleAdapter(
-      { id, baseUrl: provider.base_url!, apiKey: provider.api_key, headers: provider.headers, timeoutMs: provider.timeout_ms, vendor: provider.vendor },
+      {
+        id,
+        baseUrl: provider.base_url!,
+        apiKey: provider.api_key,
+        headers: provider.headers,
+        timeoutMs: provider.timeout_ms,
+        vendor: provider.vendor,
+        ...(provider.max_embedding_batch === undefined ? {} : { maxEmbeddingBatch: provider.max_embedding_batch }),
+      },
       httpClient,
     ),
   anthropic: (id, provider, httpClient) =>

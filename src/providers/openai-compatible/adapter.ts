@@ -3,9 +3,12 @@ import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStre
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import type { UpstreamHttpClient } from '../http-client.js';
-import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ProviderAdapter } from '../types.js';
+import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult } from '../types.js';
+import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './embeddings-batching.js';
+import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
+import { normalizeRerank, upstreamRerankBody } from './rerank.js';
 import { upstreamBodyForVendor, type Vendor } from './quirks.js';
 
 /** The config of one provider of kind `openai` (snake_case config already mapped by the caller). */
@@ -18,6 +21,8 @@ export interface OpenAiCompatibleProviderOptions {
   timeoutMs: number;
   /** Which OpenAI-compatible server this is, for its quirks (quirks.ts); default `generic`. */
   vendor?: Vendor;
+  /** Most embedding inputs per upstream call (config `max_embedding_batch`); default by vendor (embeddings-batching.ts). */
+  maxEmbeddingBatch?: number;
 }
 
 /**
@@ -32,6 +37,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   const providerId = options.id;
   const headers = requestHeaders(options);
   const vendor = options.vendor ?? 'generic';
+  const maxEmbeddingBatch = options.maxEmbeddingBatch ?? defaultEmbeddingBatch(vendor);
 
   const failure = (error: unknown, context: CallContext): unknown => {
     if (error instanceof GatewayError) return error;
@@ -100,10 +106,23 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
     },
 
     async embed(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult> {
-      const body: Record<string, unknown> = { model: context.upstreamModel, input: request.input, encoding_format: 'float' };
-      if (request.dimensions !== undefined) body['dimensions'] = request.dimensions;
-      if (request.user !== undefined) body['user'] = request.user;
-      return normalizeEmbeddings(await postJson('/embeddings', body, context), request.input.length, providerId);
+      // One upstream call per batch (one in all unless the provider caps it), in input order.
+      const results: EmbeddingsResult[] = [];
+      for (const input of splitBatches(request.input, maxEmbeddingBatch)) {
+        const body: Record<string, unknown> = { model: context.upstreamModel, input, encoding_format: 'float' };
+        if (request.dimensions !== undefined) body['dimensions'] = request.dimensions;
+        if (request.user !== undefined) body['user'] = request.user;
+        results.push(normalizeEmbeddings(await postJson('/embeddings', body, context), input.length, providerId));
+      }
+      return mergeEmbeddingResults(results);
+    },
+
+    async rerank(request: RerankRequest, context: CallContext): Promise<RerankResult> {
+      return normalizeRerank(await postJson('/rerank', upstreamRerankBody(request, context.upstreamModel), context), request, providerId);
+    },
+
+    async generateImages(request: ImageRequest, context: CallContext): Promise<ImageResult> {
+      return normalizeImages(await postJson('/images/generations', upstreamImagesBody(request, context.upstreamModel), context), providerId);
     },
   };
 }
