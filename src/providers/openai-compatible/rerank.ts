@@ -29,7 +29,8 @@ const DOCUMENTS_PER_SEARCH_UNIT = 100;
 
 export function upstreamRerankBody(request: RerankRequest, upstreamModel: string): Record<string, unknown> {
   const body: Record<string, unknown> = { model: upstreamModel, query: request.query, documents: request.documents };
-  if (request.top_n !== undefined) body['top_n'] = request.top_n;
+  // Some servers refuse a top_n larger than the documents list; more than that means all of them.
+  if (request.top_n !== undefined) body['top_n'] = Math.min(request.top_n, request.documents.length);
   body['return_documents'] = false;
   if (request.max_chunks_per_doc !== undefined) body['max_chunks_per_doc'] = request.max_chunks_per_doc;
   return body;

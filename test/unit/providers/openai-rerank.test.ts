@@ -19,6 +19,7 @@ describe('upstreamRerankBody', () => {
       max_chunks_per_doc: 3,
     });
     expect(upstreamRerankBody({ query: 'q', documents: ['a'] }, 'm')).toEqual({ model: 'm', query: 'q', documents: ['a'], return_documents: false });
+    expect(upstreamRerankBody({ query: 'q', documents: ['a', 'b'], top_n: 10 }, 'm')['top_n']).toBe(2);
   });
 });
 
