@@ -93,6 +93,8 @@ export const providerSchema = z
      * consecutive calls (order kept, usage summed). Default 2048 for vendor `openai`, else 512.
      */
     max_embedding_batch: z.number().int().positive().optional(),
+    /** Kind `openai`: the rerank body's result-count field; `top_k` for Voyage, else `top_n` (default). */
+    rerank_top_field: z.enum(['top_n', 'top_k']).optional(),
     location: z.string().min(2).default('ZZ'),
     pue: z.number().finite().min(1).default(1.2),
     renewable_percent: z.number().finite().min(0).max(100).default(0),

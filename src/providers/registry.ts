@@ -22,6 +22,7 @@ const FACTORIES: Record<string, AdapterFactory | undefined> = {
         timeoutMs: provider.timeout_ms,
         vendor: provider.vendor,
         ...(provider.max_embedding_batch === undefined ? {} : { maxEmbeddingBatch: provider.max_embedding_batch }),
+        ...(provider.rerank_top_field === undefined ? {} : { rerankTopField: provider.rerank_top_field }),
       },
       httpClient,
     ),

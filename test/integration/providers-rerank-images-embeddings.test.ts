@@ -44,9 +44,11 @@ describe('embeddings, rerank and images through an OpenAI-compatible provider', 
     const config = upstreamConfig(upstream.url);
     const providers = config['providers'] as Record<string, Record<string, unknown>>;
     providers['capped'] = { kind: 'openai', base_url: `${upstream.url}/capped`, timeout_ms: 2000, max_embedding_batch: 2 };
+    providers['voyage'] = { kind: 'openai', base_url: `${upstream.url}/voyage`, timeout_ms: 2000, rerank_top_field: 'top_k' };
     const models = config['models'] as Record<string, any>;
     models['capped-embed'] = { type: 'embeddings', context_length: 8000, routes: [{ provider: 'capped', upstream_model: 'capped-embed-1', pricing: { input_cost_per_million_eur: 0.02 } }] };
     models['up-rerank'] = { type: 'reranker', routes: [{ provider: 'up', upstream_model: 'real-rerank-1', pricing: { input_cost_per_million_eur: 0.05 } }] };
+    models['voyage-rerank'] = { type: 'reranker', routes: [{ provider: 'voyage', upstream_model: 'rerank-2.5' }] };
     models['up-image'] = {
       type: 'image',
       image_sizes: ['1024x1024', '512x512'],
@@ -133,6 +135,16 @@ describe('embeddings, rerank and images through an OpenAI-compatible provider', 
     expect(response.json.usage.prompt_tokens).toBeGreaterThan(0);
     expect(response.json.billing_cost.credits).not.toBe('0');
     expect(response.json.model).toBe('up-rerank');
+  });
+
+  it('rerank: a provider configured with rerank_top_field top_k (Voyage) gets top_k', async () => {
+    const before = upstream.requests.length;
+    const response = await postJson(`${igw.url}/v1/rerank`, igw.key, { model: 'voyage-rerank', query: 'cat', documents: ['cat', 'dog', 'cat food'], top_n: 1 });
+    expect(response.status).toBe(200);
+    const sent = upstream.requests[before]!;
+    expect(sent.path).toBe('/v1/voyage/rerank');
+    expect(sent.body).toEqual({ model: 'rerank-2.5', query: 'cat', documents: ['cat', 'dog', 'cat food'], top_k: 1, return_documents: false });
+    expect(response.json.results).toEqual([{ index: 0, relevance_score: 0.9, document: { text: 'cat' } }]);
   });
 
   it('rerank: return_documents false leaves document out', async () => {

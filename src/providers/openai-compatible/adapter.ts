@@ -8,7 +8,7 @@ import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './em
 import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
-import { normalizeRerank, upstreamRerankBody } from './rerank.js';
+import { normalizeRerank, upstreamRerankBody, type RerankTopField } from './rerank.js';
 import { upstreamBodyForVendor, type Vendor } from './quirks.js';
 
 /** The config of one provider of kind `openai` (snake_case config already mapped by the caller). */
@@ -23,6 +23,8 @@ export interface OpenAiCompatibleProviderOptions {
   vendor?: Vendor;
   /** Most embedding inputs per upstream call (config `max_embedding_batch`); default by vendor (embeddings-batching.ts). */
   maxEmbeddingBatch?: number;
+  /** The rerank body's result-count field (config `rerank_top_field`): `top_n` (default) or Voyage's `top_k`. */
+  rerankTopField?: RerankTopField;
 }
 
 /**
@@ -118,7 +120,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
     },
 
     async rerank(request: RerankRequest, context: CallContext): Promise<RerankResult> {
-      return normalizeRerank(await postJson('/rerank', upstreamRerankBody(request, context.upstreamModel), context), request, providerId);
+      return normalizeRerank(await postJson('/rerank', upstreamRerankBody(request, context.upstreamModel, options.rerankTopField), context), request, providerId);
     },
 
     async generateImages(request: ImageRequest, context: CallContext): Promise<ImageResult> {

@@ -27,10 +27,13 @@ import { unexpectedBody } from './normalize.js';
 
 const DOCUMENTS_PER_SEARCH_UNIT = 100;
 
-export function upstreamRerankBody(request: RerankRequest, upstreamModel: string): Record<string, unknown> {
+/** The name of the result-count field: `top_n` (Cohere, Jina, Together, vLLM) or `top_k` (Voyage). */
+export type RerankTopField = 'top_n' | 'top_k';
+
+export function upstreamRerankBody(request: RerankRequest, upstreamModel: string, topField: RerankTopField = 'top_n'): Record<string, unknown> {
   const body: Record<string, unknown> = { model: upstreamModel, query: request.query, documents: request.documents };
   // Some servers refuse a top_n larger than the documents list; more than that means all of them.
-  if (request.top_n !== undefined) body['top_n'] = Math.min(request.top_n, request.documents.length);
+  if (request.top_n !== undefined) body[topField] = Math.min(request.top_n, request.documents.length);
   body['return_documents'] = false;
   if (request.max_chunks_per_doc !== undefined) body['max_chunks_per_doc'] = request.max_chunks_per_doc;
   return body;

@@ -20,6 +20,8 @@ describe('upstreamRerankBody', () => {
     });
     expect(upstreamRerankBody({ query: 'q', documents: ['a'] }, 'm')).toEqual({ model: 'm', query: 'q', documents: ['a'], return_documents: false });
     expect(upstreamRerankBody({ query: 'q', documents: ['a', 'b'], top_n: 10 }, 'm')['top_n']).toBe(2);
+    // Voyage names the field top_k.
+    expect(upstreamRerankBody({ query: 'q', documents: ['a', 'b'], top_n: 1 }, 'm', 'top_k')).toEqual({ model: 'm', query: 'q', documents: ['a', 'b'], top_k: 1, return_documents: false });
   });
 });
 
