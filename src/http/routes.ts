@@ -1,3 +1,4 @@
+import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
 import { handleImageGenerations } from '../endpoints/images.js';
@@ -26,6 +27,7 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/embeddings', scope: 'inference.embeddings', body: 'json', dialect: 'gateway', handler: handleEmbeddings },
   { method: 'POST', path: '/v1/rerank', scope: 'inference.rerank', body: 'json', dialect: 'gateway', handler: handleRerank },
   { method: 'POST', path: '/v1/images/generations', scope: 'inference.images', body: 'json', dialect: 'gateway', handler: handleImageGenerations },
+  { method: 'POST', path: '/v1/audio/transcriptions', scope: 'inference.audio', body: 'none', dialect: 'gateway', handler: handleAudioTranscriptions },
   { method: 'GET', path: '/v1/models', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleListModels },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
 ];

@@ -1,4 +1,5 @@
-import { Pool } from 'undici';
+import { openAsBlob } from 'node:fs';
+import { FormData, Pool } from 'undici';
 
 /**
  * The one place igw talks HTTP to providers (ARCHITECTURE principle 7: undici is imported only
@@ -31,6 +32,9 @@ export interface UpstreamStreamResponse {
   /** Only for non-2xx answers: the whole error body, read within the deadline. */
   text: string | undefined;
 }
+
+/** One part of a multipart upload: a text field, or a file streamed from disk. */
+export type MultipartPart = { name: string; value: string } | { name: string; filePath: string; filename: string; contentType: string };
 
 /** Thrown (as the abort reason) when one of our own deadlines passes. */
 export class UpstreamTimeoutError extends Error {
@@ -107,6 +111,40 @@ export class UpstreamHttpClient {
       throw deadline.explain(error);
     } finally {
       if (!handedOver) deadline.dispose();
+    }
+  }
+
+  /**
+   * POSTs multipart/form-data and reads the whole (JSON) answer. File parts are streamed from
+   * disk (fs.openAsBlob), never loaded whole; undici writes the boundary and content-type.
+   */
+  async postMultipart(url: string, parts: readonly MultipartPart[], options: UpstreamRequestOptions): Promise<UpstreamJsonResponse> {
+    if (this.closed) throw new Error('UpstreamHttpClient is closed');
+    const deadline = new RequestDeadline(options);
+    try {
+      const form = new FormData();
+      for (const part of parts) {
+        if ('value' in part) form.append(part.name, part.value);
+        else form.append(part.name, await openAsBlob(part.filePath, { type: part.contentType }), part.filename);
+      }
+      const target = this.parsedUrl(url);
+      const headers = lowerCaseKeys(options.headers ?? {});
+      delete headers['content-type'];
+      const response = await this.poolFor(target.origin).request({
+        method: 'POST',
+        path: `${target.pathname}${target.search}`,
+        headers: { accept: 'application/json', ...headers },
+        body: form,
+        signal: deadline.signal,
+        headersTimeout: options.timeoutMs + 1_000,
+        bodyTimeout: options.timeoutMs + 1_000,
+      });
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), json: parseJsonOrUndefined(text), text };
+    } catch (error) {
+      throw deadline.explain(error);
+    } finally {
+      deadline.dispose();
     }
   }
 

@@ -55,6 +55,35 @@ export interface ImageResult {
   images: Array<{ b64_json: string; revised_prompt?: string }>;
 }
 
+export interface TranscriptionRequest {
+  /** The upload, already on disk (a temp file under the data dir); adapters stream it, never read it whole. */
+  filePath: string;
+  filename: string;
+  contentType: string;
+  language?: string;
+  temperature?: number;
+  prompt?: string;
+  /** `word` and/or `segment`, passed through. */
+  timestampGranularities?: string[];
+}
+
+export interface TranscriptionSegment {
+  id: number;
+  start: number;
+  end: number;
+  text: string;
+  [field: string]: unknown;
+}
+
+export interface TranscriptionResult {
+  text: string;
+  language: string | null;
+  /** Seconds of audio as the upstream reports it; undefined when it does not. */
+  duration: number | undefined;
+  segments: TranscriptionSegment[] | undefined;
+  words: Array<Record<string, unknown>> | undefined;
+}
+
 export interface NativeMessagesResult {
   body: Record<string, unknown>;
   usage: ChatUsage;
@@ -78,6 +107,8 @@ export interface ProviderAdapter {
   embed?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
   rerank?(request: RerankRequest, context: CallContext): Promise<RerankResult>;
   generateImages?(request: ImageRequest, context: CallContext): Promise<ImageResult>;
+  /** Speech to text (Whisper-style); always with segments when the upstream has them. */
+  transcribe?(request: TranscriptionRequest, context: CallContext): Promise<TranscriptionResult>;
   /**
    * Native message-style pass-through (kinds whose wire IS the Messages API). `body` is the
    * surface body already cleaned for upstream (translate/messages/native-request.ts); the answer

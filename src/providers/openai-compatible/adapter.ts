@@ -3,13 +3,14 @@ import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStre
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import type { UpstreamHttpClient } from '../http-client.js';
-import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult } from '../types.js';
+import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult, TranscriptionRequest, TranscriptionResult } from '../types.js';
 import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './embeddings-batching.js';
 import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
 import { normalizeRerank, upstreamRerankBody, type RerankTopField } from './rerank.js';
 import { upstreamBodyForVendor, type Vendor } from './quirks.js';
+import { transcribeOpenAiCompatible } from './transcribe.js';
 
 /** The config of one provider of kind `openai` (snake_case config already mapped by the caller). */
 export interface OpenAiCompatibleProviderOptions {
@@ -105,6 +106,10 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
         // A consumer that stops early must release the upstream socket too.
         await events.return({ sawDone: false });
       }
+    },
+
+    transcribe(request: TranscriptionRequest, context: CallContext): Promise<TranscriptionResult> {
+      return transcribeOpenAiCompatible(httpClient, { providerId, baseUrl, headers, timeoutMs: options.timeoutMs, failure }, request, context);
     },
 
     async embed(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult> {

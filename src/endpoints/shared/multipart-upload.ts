@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import busboy from 'busboy';
+import type { ErrorCode } from '../../errors/catalog.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { RequestCall } from '../../http/request-call.js';
+import { ensureDataDir } from '../../store/db.js';
+
+export interface UploadedFile {
+  /** Temp file under `<dataDir>/tmp/` (mode 0600); removed by Upload.cleanup(). */
+  path: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+  /** The first bytes, for format sniffing. */
+  head: Buffer;
+}
+
+export interface Upload {
+  /** Text fields; a repeated name (e.g. `timestamp_granularities[]`) keeps every value. */
+  fields: Map<string, string[]>;
+  file: UploadedFile | undefined;
+  cleanup(): Promise<void>;
+}
+
+export interface UploadLimits {
+  /** The one file field accepted; other file fields are drained and ignored. */
+  fileField: string;
+  maxFileBytes: number;
+  /** Error code when the file is over maxFileBytes (answered at once, connection closed). */
+  tooLargeCode: ErrorCode;
+  tooLargeMessage: string;
+  headBytes: number;
+}
+
+/**
+ * Parses a multipart/form-data request with busboy, streaming the one file to a temp file in the
+ * data dir (never whole in memory). Rejects as soon as the file crosses the limit, and on client
+ * aborts; the temp file is removed in every failure case (the caller removes it after success).
+ */
+export async function receiveUpload(call: RequestCall, limits: UploadLimits): Promise<Upload> {
+  const { request } = call;
+  const tmpDir = path.join(call.app.store.dataDir, 'tmp');
+  await ensureDataDir(call.app.store.dataDir, 'tmp');
+  // Each temp file with its stream's 'close': remove only once the stream let go of it (an open
+  // still in flight would otherwise create the file again after the rm).
+  const temps: Array<{ path: string; out: WriteStream; closed: Promise<void> }> = [];
+  const cleanup = async () => {
+    await Promise.all(temps.map(async (temp) => {
+      temp.out.destroy();
+      await temp.closed;
+      await rm(temp.path, { force: true });
+    }));
+  };
+
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: request.headers,
+      limits: { fileSize: limits.maxFileBytes, files: 1, fields: 32, fieldSize: 64 * 1024, parts: 64 },
+    });
+  } catch (error) {
+    throw new GatewayError('VALIDATION_4005', `Send the audio as multipart/form-data (${(error as Error).message}).`, { field: 'body' }, { cause: error });
+  }
+
+  const fields = new Map<string, string[]>();
+  let file: UploadedFile | undefined;
+
+  const done = new Promise<void>((resolve, reject) => {
+    let settled = false;
+    let pendingWrite: Promise<void> = Promise.resolve();
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      request.unpipe(parser);
+      reject(error);
+    };
+
+    parser.on('field', (name, value) => {
+      const values = fields.get(name) ?? [];
+      values.push(value);
+      fields.set(name, values);
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== limits.fileField || file !== undefined) {
+        stream.resume();
+        return;
+      }
+      const tempPath = path.join(tmpDir, `upload-${call.requestId}-${randomBytes(6).toString('hex')}`);
+
+      const uploaded: UploadedFile = { path: tempPath, filename: info.filename || 'audio', mimeType: info.mimeType, size: 0, head: Buffer.alloc(0) };
+      file = uploaded;
+      const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
+      temps.push({ path: tempPath, out, closed: new Promise<void>((resolveClose) => out.once('close', () => resolveClose())) });
+      pendingWrite = new Promise<void>((resolveWrite, rejectWrite) => {
+        out.once('finish', resolveWrite);
+        out.once('error', rejectWrite);
+      });
+      pendingWrite.catch(fail);
+      stream.on('data', (chunk: Buffer) => {
+        uploaded.size += chunk.length;
+        if (uploaded.head.length < limits.headBytes) uploaded.head = Buffer.concat([uploaded.head, chunk.subarray(0, limits.headBytes - uploaded.head.length)]);
+      });
+      stream.once('limit', () => {
+        out.destroy();
+        // Answer now and close the connection instead of reading the rest of the upload.
+        call.headers['connection'] = 'close';
+        fail(new GatewayError(limits.tooLargeCode, limits.tooLargeMessage, { field: limits.fileField, limit_bytes: limits.maxFileBytes }));
+        request.resume();
+      });
+      stream.pipe(out);
+    });
+    parser.once('close', () => {
+      pendingWrite.then(() => {
+        if (settled) return;
+        settled = true;
+        resolve();
+      }, fail);
+    });
+    parser.once('error', (error: Error) => fail(new GatewayError('VALIDATION_4005', `The multipart body is malformed (${error.message}).`, { field: 'body' }, { cause: error })));
+    request.once('aborted', () => fail(new GatewayError('VALIDATION_4005', 'The client closed the connection before the upload was complete.', { field: 'file' })));
+    call.signal.addEventListener('abort', () => fail(call.signal.reason), { once: true });
+    request.pipe(parser);
+  });
+
+  try {
+    await done;
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  return { fields, file, cleanup };
+}
