@@ -168,6 +168,15 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field } });
   });
 
+  it('needs scope inference.audio (AUTH_1015 otherwise); inference.* passes', async () => {
+    const chatOnly = await gw.newKey({ name: 'chat-only', scopes: ['inference.chat'] });
+    const refused = await transcribe({ model: 'whisper-x' }, undefined, chatOnly);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toMatchObject({ code: 'AUTH_1015', details: { required_scope: 'inference.audio' } });
+    const wildcard = await gw.newKey({ name: 'inference', scopes: ['inference.*'] });
+    expect((await transcribe({ model: 'whisper-x' }, undefined, wildcard)).status).toBe(200);
+  });
+
   it('a model that is not an audio model is refused', async () => {
     const answer = await transcribe({ model: 'nope-model' });
     expect(answer.status).toBe(404);
