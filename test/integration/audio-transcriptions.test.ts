@@ -162,6 +162,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     [{ response_format: 'xml' }, 'response_format'],
     [{ 'timestamp_granularities[]': 'sentence' }, 'timestamp_granularities[]'],
     [{ bogus: '1' }, 'bogus'],
+    [{ prompt: 'x'.repeat(70 * 1024) }, 'prompt'],
   ])('invalid %j → VALIDATION_4005', async (fields, field) => {
     const answer = await transcribe({ model: 'whisper-x', ...fields });
     expect(answer.status).toBe(400);

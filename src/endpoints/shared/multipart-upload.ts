@@ -8,6 +8,9 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestCall } from '../../http/request-call.js';
 import { ensureDataDir } from '../../store/db.js';
 
+/** Longest text field accepted (a prompt is far shorter). */
+const FIELD_MAX_BYTES = 64 * 1024;
+
 export interface UploadedFile {
   /** Temp file under `<dataDir>/tmp/` (mode 0600); removed by Upload.cleanup(). */
   path: string;
@@ -59,7 +62,7 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
   try {
     parser = busboy({
       headers: request.headers,
-      limits: { fileSize: limits.maxFileBytes, files: 1, fields: 32, fieldSize: 64 * 1024, parts: 64 },
+      limits: { fileSize: limits.maxFileBytes, files: 1, fields: 32, fieldSize: FIELD_MAX_BYTES, parts: 64 },
     });
   } catch (error) {
     throw new GatewayError('VALIDATION_4005', `Send the audio as multipart/form-data (${(error as Error).message}).`, { field: 'body' }, { cause: error });
@@ -78,7 +81,12 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
       reject(error);
     };
 
-    parser.on('field', (name, value) => {
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) {
+        fail(new GatewayError('VALIDATION_4005', `Field "${name}" is longer than ${FIELD_MAX_BYTES} bytes.`, { field: name }));
+        request.resume();
+        return;
+      }
       const values = fields.get(name) ?? [];
       values.push(value);
       fields.set(name, values);
