@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { Catalog } from '../catalog/catalog.js';
@@ -48,6 +50,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger.info('gateway stopped', { data_dir: options.dataDir });
   };
   try {
+    // Uploads in flight when a previous server died are orphans now (we hold the lock).
+    await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
     const store = await openStore(options.dataDir);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);

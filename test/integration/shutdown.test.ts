@@ -41,3 +41,21 @@ describe('graceful shutdown and the data-dir lock', () => {
     }
   });
 });
+
+describe('data dir housekeeping', () => {
+  it('temp uploads left by a crashed server are removed at start', async () => {
+    const { mkdir, writeFile, readdir } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const igw = await startTestGateway();
+    await igw.gateway.close();
+    await mkdir(path.join(igw.dataDir, 'tmp'), { recursive: true });
+    await writeFile(path.join(igw.dataDir, 'tmp', 'upload-orphan'), 'partial audio');
+    const again = await startGateway({ dataDir: igw.dataDir, config: igw.config, port: 0, logger: silentLogger });
+    try {
+      expect(await readdir(path.join(igw.dataDir, 'tmp')).catch(() => [])).toEqual([]);
+    } finally {
+      await again.close();
+      await igw.close();
+    }
+  });
+});
