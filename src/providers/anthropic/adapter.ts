@@ -54,36 +54,47 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
     structuredOutputTool,
   });
 
+  /** POSTs one Messages request and returns the answer, parsed; upstream faults become GatewayErrors. */
+  async function postMessage(body: unknown, context: CallContext) {
+    let response;
+    try {
+      response = await httpClient.postJson(messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
+    } catch (error) {
+      throw failure(error, context);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
+    }
+    if (isAnthropicErrorBody(response.json)) throw classifyUpstreamErrorEvent(response.json, providerId);
+    const parsed = parseAnthropicResponse(response.json);
+    if (!parsed.success || typeof response.json !== 'object' || response.json === null) {
+      throw unreadable(providerId, 'message', { error: parsed.success ? 'not an object' : parsed.error, body: response.text.slice(0, 16_384) });
+    }
+    return { json: response.json as Record<string, unknown>, message: parsed.data };
+  }
+
+  /** The SSE events of one streaming Messages request, in Anthropic's error dialect. */
+  function messageEvents(body: unknown, context: CallContext) {
+    return upstreamEvents(httpClient, messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+      providerId,
+      failure: (error) => failure(error, context),
+      errorPayload: (text) => ({ type: 'error', error: { type: 'api_error', message: text } }),
+      errorEnvelope: (parsed) => (isAnthropicErrorBody(parsed) ? classifyUpstreamErrorEvent(parsed, providerId) : undefined),
+    });
+  }
+
   return {
     kind: 'anthropic',
     id: providerId,
 
     /** /v1/messages pass-through: the surface body (already cleaned) goes up as is. */
     async messages(body: Record<string, unknown>, context: CallContext): Promise<NativeMessagesResult> {
-      let response;
-      try {
-        response = await httpClient.postJson(messagesUrl, { ...body, model: context.upstreamModel }, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
-      } catch (error) {
-        throw failure(error, context);
-      }
-      if (response.status < 200 || response.status >= 300) {
-        throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
-      }
-      if (isAnthropicErrorBody(response.json)) throw classifyUpstreamErrorEvent(response.json, providerId);
-      const parsed = parseAnthropicResponse(response.json);
-      if (!parsed.success || typeof response.json !== 'object' || response.json === null) {
-        throw unreadable(providerId, 'message', { error: parsed.success ? 'not an object' : parsed.error, body: response.text.slice(0, 16_384) });
-      }
-      return { body: response.json as Record<string, unknown>, usage: convertUsage(parsed.data.usage) };
+      const { json, message } = await postMessage({ ...body, model: context.upstreamModel }, context);
+      return { body: json, usage: convertUsage(message.usage) };
     },
 
     async *messagesStream(body: Record<string, unknown>, context: CallContext): AsyncGenerator<NativeMessageEvent> {
-      const events = upstreamEvents(httpClient, messagesUrl, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
-        providerId,
-        failure: (error) => failure(error, context),
-        errorPayload: (text) => ({ type: 'error', error: { type: 'api_error', message: text } }),
-        errorEnvelope: (parsed) => (isAnthropicErrorBody(parsed) ? classifyUpstreamErrorEvent(parsed, providerId) : undefined),
-      });
+      const events = messageEvents({ ...body, model: context.upstreamModel, stream: true }, context);
       try {
         for (;;) {
           const step = await events.next();
@@ -101,30 +112,14 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
 
     async chat(request: ChatRequest, context: CallContext): Promise<ChatResponse> {
       const { body, structuredOutputTool } = plan(request, context, false);
-      let response;
-      try {
-        response = await httpClient.postJson(messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
-      } catch (error) {
-        throw failure(error, context);
-      }
-      if (response.status < 200 || response.status >= 300) {
-        throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
-      }
-      if (isAnthropicErrorBody(response.json)) throw classifyUpstreamErrorEvent(response.json, providerId);
-      const parsed = parseAnthropicResponse(response.json);
-      if (!parsed.success) throw unreadable(providerId, 'message', { error: parsed.error, body: response.text.slice(0, 16_384) });
-      return fromAnthropicResponse(parsed.data, responseOptions(context, structuredOutputTool));
+      const { message } = await postMessage(body, context);
+      return fromAnthropicResponse(message, responseOptions(context, structuredOutputTool));
     },
 
     async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
       const { body, structuredOutputTool } = plan(request, context, true);
       const mapper = new AnthropicStreamMapper({ providerId, ...responseOptions(context, structuredOutputTool) });
-      const events = upstreamEvents(httpClient, messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
-        providerId,
-        failure: (error) => failure(error, context),
-        errorPayload: (text) => ({ type: 'error', error: { type: 'api_error', message: text } }),
-        errorEnvelope: (parsed) => (isAnthropicErrorBody(parsed) ? classifyUpstreamErrorEvent(parsed, providerId) : undefined),
-      });
+      const events = messageEvents(body, context);
       try {
         for (;;) {
           const step = await events.next();
