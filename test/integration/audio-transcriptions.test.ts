@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
@@ -6,9 +5,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { makeWav } from '../helpers/wav.js';
+import { noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../helpers/recorded.js';
 
-const mistralCapture = JSON.parse(readFileSync(new URL('../../../shared/fixtures/recorded/audio/mistral-transcription-segments.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-const openaiCapture = JSON.parse(readFileSync(new URL('../../../shared/fixtures/recorded/audio/openai-transcription-verbose-json-words.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+// Real captures when ../shared is beside the checkout. Without it, a stand-in of the documented
+// verbose_json shape keeps every endpoint test running; the tests that check capture-specific
+// timings skip with a notice.
+const STAND_IN: Record<string, unknown> = { task: 'transcribe', language: 'english', duration: 60, text: 'Hello from the stand-in.', segments: [{ id: 0, start: 0.1, end: 8.2, text: 'Hello from the stand-in.' }] };
+if (!recordedAvailable) noticeRecordedMissing('audio transcription captures (a stand-in answer is used)');
+const mistralCapture = recordedAvailable ? readRecordedJson<Record<string, unknown>>('audio/mistral-transcription-segments.json') : STAND_IN;
+const openaiCapture = recordedAvailable ? readRecordedJson<Record<string, unknown>>('audio/openai-transcription-verbose-json-words.json') : STAND_IN;
 
 let upstream: FakeUpstream;
 let gw: TestGateway;
@@ -85,7 +90,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
   it('json (default): text, language, duration, impact and billing per audio minute', async () => {
     const answer = await transcribe({ model: 'whisper-x' });
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ text: mistralCapture['text'], language: null, duration: 60 });
+    expect(answer.json).toMatchObject({ text: mistralCapture['text'], language: mistralCapture['language'], duration: 60 });
     expect(Object.keys(answer.json).sort()).toEqual(['billing_cost', 'duration', 'environment_impact', 'language', 'text']);
     // 60 s at 0.006 EUR per minute.
     expect(answer.json.billing_cost.credits).toBe('0.006');
@@ -93,7 +98,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.headers.get('x-igw-billing-credits')).toBe('0.006');
   });
 
-  it('verbose_json: segments and the upstream language and duration', async () => {
+  it.skipIf(!recordedAvailable)('verbose_json: segments and the upstream language and duration', async () => {
     nextReply = { json: { ...openaiCapture, segments: mistralCapture['segments'] } };
     const answer = await transcribe({ model: 'whisper-x', response_format: 'verbose_json' });
     expect(answer.status).toBe(200);
@@ -115,7 +120,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.headers.get('x-igw-audio-seconds')).toBe('60');
   });
 
-  it('srt: rendered by igw from the segments', async () => {
+  it.skipIf(!recordedAvailable)('srt: rendered by igw from the segments', async () => {
     const answer = await transcribe({ model: 'whisper-x', response_format: 'srt' });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/x-subrip/);
@@ -123,7 +128,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.text).toContain('4\n00:00:30,200 --> 00:00:35,900\n');
   });
 
-  it('vtt: rendered by igw from the segments', async () => {
+  it.skipIf(!recordedAvailable)('vtt: rendered by igw from the segments', async () => {
     const answer = await transcribe({ model: 'whisper-x', response_format: 'vtt' });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^text\/vtt/);
