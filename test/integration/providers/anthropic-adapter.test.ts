@@ -8,6 +8,7 @@ import type { ChatChunk, ChatRequest } from '../../../src/translate/chat/types.j
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../../helpers/fake-upstream.js';
 import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
 import { foldChunks, recordedStream } from '../../unit/translate/anthropic-wire/anthropic-recordings.js';
+import { collect, rejection } from '../../helpers/async.js';
 
 const request: ChatRequest = { model: 'my-alias', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0.2 };
 
@@ -60,21 +61,6 @@ async function setup(handler: FakeHandler, overrides: Partial<AnthropicProviderO
 
 function context(signal: AbortSignal = new AbortController().signal, hints: AnthropicModelHints = {}): CallContext {
   return { signal, upstreamModel: 'claude-up', requestId: 'req-1', ...hints };
-}
-
-async function collect(stream: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
-  const chunks: ChatChunk[] = [];
-  for await (const item of stream) chunks.push(item);
-  return chunks;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function expectGatewayError(error: unknown, code: string): GatewayError {

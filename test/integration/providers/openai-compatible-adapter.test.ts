@@ -9,6 +9,7 @@ import type { CallContext, ProviderAdapter } from '../../../src/providers/types.
 import type { ChatChunk, ChatRequest } from '../../../src/translate/chat/types.js';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../../helpers/fake-upstream.js';
 import { listRecorded, noticeRecordedMissing, readRecorded, recordedAvailable, sseFromChunksFile } from '../../helpers/recorded.js';
+import { collect, rejection } from '../../helpers/async.js';
 
 const request: ChatRequest = { model: 'my-alias', messages: [{ role: 'user', content: 'Hi' }], temperature: 0.2, max_tokens: undefined };
 
@@ -51,21 +52,6 @@ async function setup(handler: FakeHandler, overrides: Partial<OpenAiCompatiblePr
 
 function context(signal: AbortSignal = new AbortController().signal): CallContext {
   return { signal, upstreamModel: 'up-model', requestId: 'req-1' };
-}
-
-async function collect(stream: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
-  const chunks: ChatChunk[] = [];
-  for await (const item of stream) chunks.push(item);
-  return chunks;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function expectGatewayError(error: unknown, code: string): GatewayError {
