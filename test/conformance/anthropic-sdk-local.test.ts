@@ -8,7 +8,7 @@ describe('anthropic SDK against the built-in local models', () => {
   let client: Anthropic;
   beforeAll(async () => {
     igw = await startTestGateway();
-    client = new Anthropic({ apiKey: igw.key, baseURL: igw.url, maxRetries: 0, timeout: 10_000 });
+    client = igw.anthropic();
   });
   afterAll(async () => igw.close());
 

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createKey, type CreateKeyOptions } from '../../src/admin/keys-admin.js';
 import { startGateway, type Gateway } from '../../src/app/gateway.js';
@@ -16,6 +17,8 @@ export interface TestGateway {
   key: string;
   newKey(options?: CreateKeyOptions): Promise<string>;
   openai(key?: string, options?: Partial<ConstructorParameters<typeof OpenAI>[0]>): OpenAI;
+  /** The official Anthropic client pointed at this gateway (no retries, so errors surface at once). */
+  anthropic(key?: string): Anthropic;
   close(): Promise<void>;
 }
 
@@ -34,6 +37,7 @@ export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.Proc
     key,
     newKey,
     openai: (apiKey = key, options = {}) => new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 10_000, ...options }),
+    anthropic: (apiKey = key) => new Anthropic({ apiKey, baseURL: gateway.url, maxRetries: 0, timeout: 10_000 }),
     async close() {
       await gateway.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -39,7 +39,7 @@ describe('/v1/messages through an Anthropic provider (native pass-through)', () 
       },
       message_tiers: { opus: 'claude-chat', sonnet: 'claude-chat', haiku: 'claude-chat' },
     });
-    client = new Anthropic({ apiKey: igw.key, baseURL: igw.url, maxRetries: 0, timeout: 10_000 });
+    client = igw.anthropic();
   });
   afterAll(async () => {
     await igw.close();

@@ -26,7 +26,7 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
   beforeAll(async () => {
     upstream = await startFakeUpstream((request) => handler(request));
     igw = await startTestGateway(upstreamConfig(upstream.url, { message_tiers: { opus: 'up-chat', sonnet: 'up-chat', haiku: 'local-echo' } }));
-    client = new Anthropic({ apiKey: igw.key, baseURL: igw.url, maxRetries: 0, timeout: 10_000 });
+    client = igw.anthropic();
   });
   afterAll(async () => {
     await igw.close();
@@ -118,7 +118,7 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
   });
 
   it('errors: SDK classes from the status, envelope keeps the spec fields', async () => {
-    const badKey = new Anthropic({ apiKey: 'igw_bogus', baseURL: igw.url, maxRetries: 0 });
+    const badKey = igw.anthropic('igw_bogus');
     await expect(badKey.messages.create({ model: 'up-chat', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     await expect(client.messages.create({ model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     const bad = await client.messages
