@@ -1,14 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { ANTHROPIC_VERSION, createAnthropicAdapter, type AnthropicModelHints, type AnthropicProviderOptions } from '../../../src/providers/anthropic/adapter.js';
-import { UpstreamHttpClient } from '../../../src/providers/http-client.js';
 import type { CallContext, ProviderAdapter } from '../../../src/providers/types.js';
 import { AnthropicStreamMapper } from '../../../src/translate/anthropic-wire/stream-mapper.js';
 import type { ChatChunk, ChatRequest } from '../../../src/translate/chat/types.js';
-import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../../helpers/fake-upstream.js';
+import type { FakeHandler, FakeUpstream } from '../../helpers/fake-upstream.js';
 import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
 import { foldChunks, recordedStream } from '../../unit/translate/anthropic-wire/anthropic-recordings.js';
 import { collect, rejection } from '../../helpers/async.js';
+import { adapterHarness } from '../../helpers/adapter-harness.js';
 
 const request: ChatRequest = { model: 'my-alias', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], temperature: 0.2 };
 
@@ -39,23 +39,11 @@ const textEvents = [
   { type: 'message_stop' },
 ];
 
-let httpClient: UpstreamHttpClient;
-const upstreams: FakeUpstream[] = [];
-
-beforeAll(() => {
-  httpClient = new UpstreamHttpClient();
-});
-afterAll(async () => {
-  await httpClient.close();
-});
-afterEach(async () => {
-  await Promise.all(upstreams.splice(0).map((upstream) => upstream.close()));
-});
+const harness = adapterHarness();
 
 async function setup(handler: FakeHandler, overrides: Partial<AnthropicProviderOptions> = {}): Promise<{ upstream: FakeUpstream; adapter: ProviderAdapter }> {
-  const upstream = await startFakeUpstream(handler);
-  upstreams.push(upstream);
-  const adapter = createAnthropicAdapter({ id: 'claude', baseUrl: upstream.url, apiKey: 'sk-ant-test', headers: { 'X-Extra': 'yes' }, timeoutMs: 2_000, ...overrides }, httpClient);
+  const upstream = await harness.upstream(handler);
+  const adapter = createAnthropicAdapter({ id: 'claude', baseUrl: upstream.url, apiKey: 'sk-ant-test', headers: { 'X-Extra': 'yes' }, timeoutMs: 2_000, ...overrides }, harness.httpClient);
   return { upstream, adapter };
 }
 
@@ -107,9 +95,8 @@ describe('anthropic adapter: chat', () => {
   });
 
   it('a base_url with a trailing slash still gives /v1/messages; no api_key sends no x-api-key', async () => {
-    const upstream = await startFakeUpstream(() => ({ json: message }));
-    upstreams.push(upstream);
-    const adapter = createAnthropicAdapter({ id: 'claude', baseUrl: `${upstream.url}/`, headers: {}, timeoutMs: 2_000 }, httpClient);
+    const upstream = await harness.upstream(() => ({ json: message }));
+    const adapter = createAnthropicAdapter({ id: 'claude', baseUrl: `${upstream.url}/`, headers: {}, timeoutMs: 2_000 }, harness.httpClient);
     await adapter.chat(request, context());
     expect(upstream.requests[0]!.path).toBe('/v1/messages');
     expect(upstream.requests[0]!.headers['x-api-key']).toBeUndefined();

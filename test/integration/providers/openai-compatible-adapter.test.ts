@@ -1,15 +1,15 @@
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import { UpstreamHttpClient } from '../../../src/providers/http-client.js';
 import { createOpenAiCompatibleAdapter, type OpenAiCompatibleProviderOptions } from '../../../src/providers/openai-compatible/adapter.js';
 import { ChunkNormalizer } from '../../../src/providers/openai-compatible/normalize-stream.js';
 import { decodeSse } from '../../../src/providers/sse-decode.js';
 import type { CallContext, ProviderAdapter } from '../../../src/providers/types.js';
 import type { ChatChunk, ChatRequest } from '../../../src/translate/chat/types.js';
-import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../../helpers/fake-upstream.js';
+import type { FakeHandler, FakeUpstream } from '../../helpers/fake-upstream.js';
 import { listRecorded, noticeRecordedMissing, readRecorded, recordedAvailable, sseFromChunksFile } from '../../helpers/recorded.js';
 import { collect, rejection } from '../../helpers/async.js';
+import { adapterHarness } from '../../helpers/adapter-harness.js';
 
 const request: ChatRequest = { model: 'my-alias', messages: [{ role: 'user', content: 'Hi' }], temperature: 0.2, max_tokens: undefined };
 
@@ -27,25 +27,13 @@ const chunk = (delta: Record<string, unknown>, finishReason: string | null = nul
 const usageChunk = JSON.stringify({ id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1_720_000_000, model: 'up-model', choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
 const textStream = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop'), usageChunk];
 
-let httpClient: UpstreamHttpClient;
-const upstreams: FakeUpstream[] = [];
-
-beforeAll(() => {
-  httpClient = new UpstreamHttpClient();
-});
-afterAll(async () => {
-  await httpClient.close();
-});
-afterEach(async () => {
-  await Promise.all(upstreams.splice(0).map((upstream) => upstream.close()));
-});
+const harness = adapterHarness();
 
 async function setup(handler: FakeHandler, overrides: Partial<OpenAiCompatibleProviderOptions> = {}): Promise<{ upstream: FakeUpstream; adapter: ProviderAdapter }> {
-  const upstream = await startFakeUpstream(handler);
-  upstreams.push(upstream);
+  const upstream = await harness.upstream(handler);
   const adapter = createOpenAiCompatibleAdapter(
     { id: 'acme', baseUrl: upstream.url, apiKey: 'sk-test', headers: { 'X-Extra': 'yes' }, timeoutMs: 2_000, ...overrides },
-    httpClient,
+    harness.httpClient,
   );
   return { upstream, adapter };
 }
@@ -135,7 +123,7 @@ describe('openai-compatible adapter: chat', () => {
 
   it('connection refused → INFERENCE_3105 naming provider and origin', async () => {
     const port = await closedPort();
-    const adapter = createOpenAiCompatibleAdapter({ id: 'acme', baseUrl: `http://127.0.0.1:${port}/v1`, headers: {}, timeoutMs: 2_000 }, httpClient);
+    const adapter = createOpenAiCompatibleAdapter({ id: 'acme', baseUrl: `http://127.0.0.1:${port}/v1`, headers: {}, timeoutMs: 2_000 }, harness.httpClient);
     const error = expectGatewayError(await rejection(adapter.chat(request, context())), 'INFERENCE_3105');
     expect(error.message).toContain('"acme"');
     expect(error.message).toContain(`http://127.0.0.1:${port}`);
@@ -233,7 +221,7 @@ describe('openai-compatible adapter: chatStream', () => {
 
   it('connection refused → INFERENCE_3105', async () => {
     const port = await closedPort();
-    const adapter = createOpenAiCompatibleAdapter({ id: 'acme', baseUrl: `http://127.0.0.1:${port}/v1`, headers: {}, timeoutMs: 2_000 }, httpClient);
+    const adapter = createOpenAiCompatibleAdapter({ id: 'acme', baseUrl: `http://127.0.0.1:${port}/v1`, headers: {}, timeoutMs: 2_000 }, harness.httpClient);
     expectGatewayError(await rejection(collect(adapter.chatStream(request, context()))), 'INFERENCE_3105');
   });
 
