@@ -18,6 +18,8 @@ import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
+import { documentTools } from '../vector-stores/default-document-tools.js';
+import { VectorStoreService } from '../vector-stores/service.js';
 import type { AppContext } from './context.js';
 
 export interface GatewayOptions {
@@ -59,6 +61,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
+    const ids = options.ids ?? randomIds;
+    const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
+    cleanups.push(() => vectorStores.close());
     const app: AppContext = {
       config: options.config,
       store,
@@ -68,10 +73,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ledger: new Ledger(options.config, store.accounts),
       rateLimiter: new RateLimiter(),
       clock,
-      ids: options.ids ?? randomIds,
+      ids,
       logger,
       dataKey,
+      vectorStores,
     };
+    await vectorStores.start(app, documentTools(app));
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);

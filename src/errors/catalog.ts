@@ -43,6 +43,11 @@ export const ERROR_CATALOG = {
   VALIDATION_4016: { status: 413, retryable: false, message: 'Audio file is larger than 25 MB.' },
   RESOURCE_5404: { status: 404, retryable: false, message: 'No such endpoint.' },
   RESOURCE_5405: { status: 405, retryable: false, message: 'Method not allowed on this endpoint.' },
+  RESOURCE_5420: { status: 404, retryable: false, message: 'Vector store not found.' },
+  RESOURCE_5421: { status: 404, retryable: false, message: 'File not found in this vector store.' },
+  RESOURCE_5422: { status: 404, retryable: false, message: 'File batch not found in this vector store.' },
+  /** Spec "Authentication" §7: the literal code of the vector-store envelope for a key without vault access. */
+  insufficient_permissions: { status: 403, retryable: false, message: 'This API key has no vault access, which vector stores need: create a key with `igw keys create --vault`.' },
   SYSTEM_9001: { status: 500, retryable: true, message: 'Internal error; the gateway log has the details.' },
   SYSTEM_9003: { status: 503, retryable: true, message: 'The gateway is shutting down; retry shortly.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
