@@ -22,4 +22,6 @@ export interface AppContext {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** AES-256 key for contents stored at rest (src/crypto: seal / sealed streams), DESIGN §4. */
+  dataKey: Buffer;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { Catalog } from '../catalog/catalog.js';
+import { loadDataKey } from '../crypto/data-key.js';
 import type { Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -52,6 +53,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
+    const dataKey = await loadDataKey(options.dataDir);
     const store = await openStore(options.dataDir);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
@@ -68,6 +70,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       clock,
       ids: options.ids ?? randomIds,
       logger,
+      dataKey,
     };
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
