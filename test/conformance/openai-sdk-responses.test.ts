@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -24,7 +24,7 @@ describe('openai SDK responses against local-echo', () => {
     expect(response.id).toMatch(/^resp_/);
     expect(response.status).toBe('completed');
     expect(response.model).toBe('local-echo');
-    expect(response.store).toBe(false);
+    expect((response as unknown as { store: boolean }).store).toBe(false);
     expect(response.output).toHaveLength(1);
     const message = response.output[0]!;
     expect(message).toMatchObject({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello, responses!', annotations: [] }] });
@@ -89,12 +89,12 @@ describe('openai SDK responses against local-echo', () => {
   });
 
   describe('rejections', () => {
-    const rejected = async (body: Record<string, unknown>): Promise<OpenAI.APIError> => {
+    const rejected = async (body: Record<string, unknown>): Promise<APIError> => {
       try {
         await igw.openai().responses.create(body as never);
       } catch (error) {
-        expect(error).toBeInstanceOf(OpenAI.APIError);
-        return error as OpenAI.APIError;
+        expect(error).toBeInstanceOf(APIError);
+        return error as APIError;
       }
       throw new Error('expected a rejection');
     };
