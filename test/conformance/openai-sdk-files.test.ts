@@ -73,13 +73,13 @@ describe('official openai SDK: files', () => {
     for (const [index, purpose] of (['batch', 'user_data', 'batch'] as const).entries()) {
       ids.push((await client.files.create({ file: await toFile(Buffer.from(`f${index}`), `f${index}.txt`), purpose })).id);
     }
-    const page = await fetch(`${gw.url}/v1/files?limit=2`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.json());
+    const page = await fetch(`${gw.url}/v1/files?limit=2`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.json() as Promise<any>);
     expect(page).toMatchObject({ object: 'list', first_id: ids[2], last_id: ids[1], has_more: true });
-    const rest = await fetch(`${gw.url}/v1/files?limit=2&after=${ids[1]}`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.json());
+    const rest = await fetch(`${gw.url}/v1/files?limit=2&after=${ids[1]}`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.json() as Promise<any>);
     expect(rest).toMatchObject({ data: [{ id: ids[0] }], has_more: false });
     const batches = await client.files.list({ purpose: 'batch' });
     expect(batches.data.map((file) => file.id)).toEqual([ids[2], ids[0]]);
-    const ascending = await fetch(`${gw.url}/v1/files?order=asc`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.json());
+    const ascending = await fetch(`${gw.url}/v1/files?order=asc`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.json() as Promise<any>);
     expect(ascending.data.map((file: { id: string }) => file.id)).toEqual(ids);
   });
 
@@ -104,7 +104,7 @@ describe('official openai SDK: files', () => {
   ])('refuses $name', async ({ form, code, field }) => {
     const response = await fetch(`${gw.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${gw.key}` }, body: form() });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ code, details: { field } });
+    expect(((await response.json()) as any).error).toMatchObject({ code, details: { field } });
     expect(await readdir(path.join(gw.dataDir, 'tmp'))).toEqual([]);
   });
 
