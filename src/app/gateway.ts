@@ -4,6 +4,7 @@ import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
+import { FileStore } from '../files/file-store.js';
 import type { Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -59,6 +60,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
+    const ids = options.ids ?? randomIds;
+    const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
     const app: AppContext = {
       config: options.config,
       store,
@@ -68,9 +71,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ledger: new Ledger(options.config, store.accounts),
       rateLimiter: new RateLimiter(),
       clock,
-      ids: options.ids ?? randomIds,
+      ids,
       logger,
       dataKey,
+      files,
     };
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());

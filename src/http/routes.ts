@@ -1,6 +1,7 @@
 import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
+import { FILES_READ_SCOPES, FILES_WRITE_SCOPES, handleCreateFile, handleDeleteFile, handleFileContent, handleListFiles, handleRetrieveFile } from '../endpoints/files.js';
 import { handleImageGenerations } from '../endpoints/images.js';
 import { handleMessages } from '../endpoints/messages.js';
 import { handleMessagesCountTokens } from '../endpoints/messages-count-tokens.js';
@@ -33,5 +34,10 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/images/generations', scope: 'inference.images', body: 'json', dialect: 'gateway', handler: handleImageGenerations },
   { method: 'POST', path: '/v1/audio/transcriptions', scope: 'inference.audio', body: 'none', dialect: 'gateway', handler: handleAudioTranscriptions },
   { method: 'GET', path: '/v1/models', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleListModels },
+  { method: 'POST', path: '/v1/files', scope: FILES_WRITE_SCOPES, body: 'none', dialect: 'gateway', handler: handleCreateFile },
+  { method: 'GET', path: '/v1/files', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleListFiles },
+  { method: 'GET', path: '/v1/files/{id}', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveFile },
+  { method: 'GET', path: '/v1/files/{id}/content', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleFileContent },
+  { method: 'DELETE', path: '/v1/files/{id}', scope: FILES_WRITE_SCOPES, body: 'none', dialect: 'gateway', handler: handleDeleteFile },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
 ];
