@@ -4,6 +4,7 @@ import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
+import { FileStore } from '../files/file-store.js';
 import type { Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -64,6 +65,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const ids = options.ids ?? randomIds;
     const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
+    const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
     const app: AppContext = {
       config: options.config,
       store,
@@ -77,6 +79,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       logger,
       dataKey,
       vectorStores,
+      files,
     };
     await vectorStores.start(app, documentTools(app));
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);

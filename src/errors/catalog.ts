@@ -48,6 +48,9 @@ export const ERROR_CATALOG = {
   RESOURCE_5422: { status: 404, retryable: false, message: 'File batch not found in this vector store.' },
   /** Spec "Authentication" §7: the literal code of the vector-store envelope for a key without vault access. */
   insufficient_permissions: { status: 403, retryable: false, message: 'This API key has no vault access, which vector stores need: create a key with `igw keys create --vault`.' },
+  RESOURCE_5410: { status: 404, retryable: false, message: 'File not found.' },
+  RESOURCE_5411: { status: 404, retryable: false, message: 'Batch not found.' },
+  RESOURCE_5412: { status: 409, retryable: false, message: 'The batch is already finished and cannot be cancelled.' },
   SYSTEM_9001: { status: 500, retryable: true, message: 'Internal error; the gateway log has the details.' },
   SYSTEM_9003: { status: 503, retryable: true, message: 'The gateway is shutting down; retry shortly.' },
 } as const satisfies Record<string, ErrorCodeInfo>;

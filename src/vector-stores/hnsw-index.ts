@@ -7,10 +7,10 @@ const { HierarchicalNSW } = hnswlib;
 type NativeIndex = InstanceType<typeof HierarchicalNSW>;
 
 /**
- * HNSW parameters. M=16 / efConstruction=200 / ef=128 keep recall@10 above 0.95 at 100k × 384
+ * HNSW parameters. M=16 / efConstruction=100 / ef=128 keep recall@10 above 0.95 at 100k × 384
  * (bench/vector-search.mjs measures it); ef grows with k at query time.
  */
-export const HNSW_PARAMS = { m: 16, efConstruction: 200, efSearch: 128 } as const;
+export const HNSW_PARAMS = { m: 16, efConstruction: 100, efSearch: 128 } as const;
 
 /** Adding more points than this at once runs in a worker thread (hnswlib's addPoint is synchronous). */
 export const WORKER_BUILD_THRESHOLD = 2000;

@@ -37,12 +37,10 @@ export interface FileError {
 
 /** Where a vector store file's bytes come from. */
 export type FileSource =
-  /** A file of the Files API, read when ingestion runs. */
-  | { kind: 'file' }
+  /** A file of the Files API (attached, or uploaded into the store), read when ingestion runs. */
+  | { kind: 'file'; mime_type?: string | null }
   /** Raw text, sealed under the store folder until ingested (sources/text). */
   | { kind: 'text' }
-  /** Uploaded bytes, sealed under the store folder until ingested (files/upload). */
-  | { kind: 'upload'; mime_type: string | null }
   /** A web page, fetched when ingestion runs (sources/url). */
   | { kind: 'url'; url: string };
 

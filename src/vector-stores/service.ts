@@ -36,7 +36,7 @@ export interface NewFile {
   source: FileSource;
   attributes: Attributes;
   chunking_strategy: StaticChunking;
-  /** Bytes for text / upload sources, sealed into the store folder until ingested. */
+  /** Bytes of a text source, sealed into the store folder until ingested. */
   bytes?: Buffer;
 }
 
@@ -358,7 +358,7 @@ export class VectorStoreService {
     return `vector_store:${storeId}:${fileId}:source`;
   }
 
-  /** Pending bytes (text or upload), sealed and durable before the file is acknowledged. */
+  /** Pending text, sealed and durable before the file is acknowledged. */
   private async writeSource(storeId: string, fileId: string, bytes: Buffer): Promise<void> {
     const target = this.sourcePath(storeId, fileId);
     await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
@@ -383,14 +383,16 @@ export class VectorStoreService {
     switch (file.source.kind) {
       case 'text':
         return (await this.readSource(file.vector_store_id, file.id)).toString('utf8');
-      case 'upload':
-        return (await tools.extract({ bytes: await this.readSource(file.vector_store_id, file.id), filename: file.filename, mimeType: file.source.mime_type ?? undefined })).text;
       case 'url': {
         const fetched = await tools.fetchUrl(file.source.url, signal);
         return (await tools.extract({ bytes: fetched.bytes, filename: fetched.filename, mimeType: fetched.mimeType })).text;
       }
-      case 'file':
-        throw new IngestFailure({ code: 'server_error', message: 'Attaching files of the Files API is not available in this build.' });
+      case 'file': {
+        const files = this.app!.files;
+        const record = await files.get(file.account, file.id);
+        if (record === undefined) throw new IngestFailure({ code: 'invalid_file', message: `File "${file.id}" was deleted before it could be processed.` });
+        return (await tools.extract({ bytes: await files.readAll(record), filename: record.filename, mimeType: file.source.mime_type ?? undefined })).text;
+      }
     }
   }
 

@@ -13,7 +13,8 @@ export interface AttachEntry {
 
 /**
  * Files of the Files API to attach (create with file_ids, attach, file batches): each must be
- * the caller's file (else 404), its chunking is its own, else the request's, else the store's.
+ * the caller's own file (else 404 RESOURCE_5410); its chunking is its own, else the request's,
+ * else the store's, else auto.
  */
 export async function attachableFiles(
   call: RequestCall,
@@ -21,14 +22,18 @@ export async function attachableFiles(
   storeDefault: StaticChunking | null,
   defaults: { attributes?: Attributes | null | undefined; chunking_strategy?: unknown },
 ): Promise<NewFile[]> {
+  const requestDefault = defaults.chunking_strategy === undefined ? storeDefault : fileChunking(defaults.chunking_strategy, storeDefault);
   const files: NewFile[] = [];
-  for (const [index, entry] of entries.entries()) {
-    void index;
-    void call;
-    void fileChunking;
-    void storeDefault;
-    void defaults;
-    throw new GatewayError('RESOURCE_5421', `No file with id "${entry.file_id}".`, { field: 'file_id' });
+  for (const entry of entries) {
+    const record = await call.app.files.get(call.account.id, entry.file_id);
+    if (record === undefined) throw new GatewayError('RESOURCE_5410', `No file with id "${entry.file_id}": upload it with POST /v1/files first.`, { field: 'file_id' });
+    files.push({
+      id: record.id,
+      filename: record.filename,
+      source: { kind: 'file' },
+      attributes: entry.attributes ?? defaults.attributes ?? {},
+      chunking_strategy: fileChunking(entry.chunking_strategy, requestDefault),
+    });
   }
   return files;
 }

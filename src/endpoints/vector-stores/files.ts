@@ -34,7 +34,7 @@ export function statusFilter(query: URLSearchParams): FileStatus | null {
 }
 
 /** POST /v1/vector_stores/{id}/files: attach a file of the Files API (same id again: idempotent). */
-export async function handleAttachFile(call: RequestCall): Promise<void> {
+export async function handleVectorStoreAttachFile(call: RequestCall): Promise<void> {
   const body = parseRequest(attachFileSchema, call.body);
   const store = await activeStoreOf(call);
   const existing = call.app.vectorStores.repository.file(store.id, body.file_id);
@@ -44,7 +44,7 @@ export async function handleAttachFile(call: RequestCall): Promise<void> {
 }
 
 /** GET /v1/vector_stores/{id}/files (limit, order, after, before, filter). */
-export async function handleListFiles(call: RequestCall): Promise<void> {
+export async function handleVectorStoreListFiles(call: RequestCall): Promise<void> {
   const query = parseListQuery(call.query);
   const status = statusFilter(call.query);
   const store = await storeOf(call);
@@ -52,13 +52,13 @@ export async function handleListFiles(call: RequestCall): Promise<void> {
   sendJson(call.response, 200, paginate(files, query, (file) => call.app.vectorStores.renderFile(file)), responseHeaders(call));
 }
 
-export async function handleRetrieveFile(call: RequestCall): Promise<void> {
+export async function handleVectorStoreRetrieveFile(call: RequestCall): Promise<void> {
   const store = await storeOf(call);
   sendFile(call, call.app.vectorStores.requireFile(store, call.params['file_id']!));
 }
 
 /** POST /v1/vector_stores/{id}/files/{file_id}: replaces the attributes (search filters see them at once). */
-export async function handleUpdateFile(call: RequestCall): Promise<void> {
+export async function handleVectorStoreUpdateFile(call: RequestCall): Promise<void> {
   const body = parseRequest(updateFileSchema, call.body);
   const store = await activeStoreOf(call);
   const file = call.app.vectorStores.requireFile(store, call.params['file_id']!);
@@ -66,7 +66,7 @@ export async function handleUpdateFile(call: RequestCall): Promise<void> {
   sendFile(call, file);
 }
 
-export async function handleDeleteFile(call: RequestCall): Promise<void> {
+export async function handleVectorStoreDeleteFile(call: RequestCall): Promise<void> {
   const store = await storeOf(call);
   const file = call.app.vectorStores.requireFile(store, call.params['file_id']!);
   await call.app.vectorStores.deleteFile(file);
@@ -80,7 +80,7 @@ export const CONTENT_PAGE_CHUNKS = 100;
  * GET /v1/vector_stores/{id}/files/{file_id}/content: the parsed chunk text, a page at a time;
  * `next_page` is the token to pass back as `?page=`.
  */
-export async function handleFileContent(call: RequestCall): Promise<void> {
+export async function handleVectorStoreFileContent(call: RequestCall): Promise<void> {
   const store = await storeOf(call);
   const file = call.app.vectorStores.requireFile(store, call.params['file_id']!);
   const rawPage = call.query.get('page');
