@@ -9,8 +9,11 @@ import { tryRoutes } from '../routing/fallback.js';
 import { routeKey } from '../routing/health.js';
 import { selectRoutes } from '../routing/select.js';
 
-/** Inputs per embedding call; providers split further by their own cap (max_embedding_batch). */
-export const EMBED_BATCH_SIZE = 128;
+/**
+ * Inputs per embedding call; providers split further by their own cap (max_embedding_batch).
+ * Small enough that local-embed (synchronous) holds the event loop for tens of milliseconds at most.
+ */
+export const EMBED_BATCH_SIZE = 64;
 
 export interface EmbedOptions {
   signal?: AbortSignal;

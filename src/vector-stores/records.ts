@@ -6,6 +6,9 @@ export interface StaticChunking {
   static: { max_chunk_size_tokens: number; chunk_overlap_tokens: number };
 }
 
+/** A store's default strategy as given at create (auto stays auto; files report the concrete values). */
+export type StoreChunking = { type: 'auto' } | StaticChunking;
+
 export interface ExpiresAfter {
   anchor: 'last_active_at';
   days: number;
@@ -19,8 +22,8 @@ export interface VectorStoreRecord {
   created_at: number;
   /** Fixed at create (DESIGN §5). */
   embedding_model: string;
-  /** Default for files attached without their own strategy; null = auto. */
-  chunking_strategy: StaticChunking | null;
+  /** Default for files attached without their own strategy; null = none given (auto). */
+  chunking_strategy: StoreChunking | null;
   expires_after: ExpiresAfter | null;
   last_active_at: number;
   metadata: Record<string, string>;

@@ -10,7 +10,7 @@ import type { DocumentTools } from './document-tools.js';
 import { embedTexts } from './embedder.js';
 import type { Attributes } from './filters.js';
 import { IngestQueue, type IngestJob } from './ingest-queue.js';
-import type { ExpiresAfter, FileBatchRecord, FileError, FileSource, StaticChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
+import type { ExpiresAfter, FileBatchRecord, FileError, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import { VectorStoreRepository } from './repository.js';
 import { keySealer, type Sealer } from './sealer.js';
 import { StoreData, type StoredChunk } from './store-data.js';
@@ -26,7 +26,7 @@ export interface NewStore {
   name: string;
   metadata: Record<string, string>;
   expires_after: ExpiresAfter | null;
-  chunking_strategy: StaticChunking | null;
+  chunking_strategy: StoreChunking | null;
   embedding_model: string;
 }
 
@@ -120,8 +120,10 @@ export class VectorStoreService {
     for (const store of this.repository.allStores()) await this.persistActivity(store, true);
   }
 
+  /** `vector_stores/<id>/` (DESIGN §4); ids are UUIDs igw generated, so they are safe as names. */
   private storeFolder(storeId: string): string {
-    return path.join(this.folder, Buffer.from(storeId, 'utf8').toString('base64url'));
+    if (!/^[0-9a-f-]{36}$/.test(storeId)) throw new Error(`not a vector store id: ${storeId}`);
+    return path.join(this.folder, storeId);
   }
 
   /** The store's chunks and index, opened on first use. */

@@ -46,7 +46,7 @@ describe('vector store expiry (expires_after, anchor last_active_at)', () => {
     const expired = await get(created.id);
     expect(expired).toMatchObject({ status: 'expired', usage_bytes: 0, file_counts: { total: 0 } });
     const storeFolders = await readdir(path.join(dataDir, 'vector_stores'));
-    expect(storeFolders).not.toContain(Buffer.from(created.id).toString('base64url'));
+    expect(storeFolders).not.toContain(created.id);
     const search = await postJson(`${gateway.url}/v1/vector_stores/${created.id}/search`, key, { query: 'text' });
     expect(search.status).toBe(400);
     expect(search.json.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining('expired') });

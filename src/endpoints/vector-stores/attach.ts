@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestCall } from '../../http/request-call.js';
 import { fileChunking } from '../../vector-stores/chunking.js';
 import type { Attributes } from '../../vector-stores/filters.js';
-import type { StaticChunking } from '../../vector-stores/records.js';
+import type { StoreChunking } from '../../vector-stores/records.js';
 import type { NewFile } from '../../vector-stores/service.js';
 
 export interface AttachEntry {
@@ -19,7 +19,7 @@ export interface AttachEntry {
 export async function attachableFiles(
   call: RequestCall,
   entries: readonly AttachEntry[],
-  storeDefault: StaticChunking | null,
+  storeDefault: StoreChunking | null,
   defaults: { attributes?: Attributes | null | undefined; chunking_strategy?: unknown },
 ): Promise<NewFile[]> {
   const requestDefault = defaults.chunking_strategy === undefined ? storeDefault : fileChunking(defaults.chunking_strategy, storeDefault);

@@ -38,8 +38,12 @@ export async function handleVectorStoreAttachFile(call: RequestCall): Promise<vo
   const body = parseRequest(attachFileSchema, call.body);
   const store = await activeStoreOf(call);
   const existing = call.app.vectorStores.repository.file(store.id, body.file_id);
-  const files = existing === undefined ? await attachableFiles(call, [body], store.chunking_strategy, {}) : [];
-  const [record] = existing === undefined ? await call.app.vectorStores.addFiles(store, files) : [existing];
+  if (existing !== undefined && (existing.status === 'in_progress' || existing.status === 'completed')) {
+    sendFile(call, existing);
+    return;
+  }
+  // New, or failed / cancelled before: (re)ingested.
+  const [record] = await call.app.vectorStores.addFiles(store, await attachableFiles(call, [body], store.chunking_strategy, {}));
   sendFile(call, record!);
 }
 

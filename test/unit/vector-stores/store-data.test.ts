@@ -110,6 +110,16 @@ describe('StoreData', () => {
     await data.close();
   });
 
+  it('grows the index past its initial capacity (resizeIndex) with small commits', async () => {
+    const data = await open();
+    for (let file = 0; file < 30; file += 1) {
+      await data.commitFile(`file-${file}`, chunks(`f${file}`, 50), Array.from({ length: 50 }, (_, index) => vector(file * 50 + index)));
+    }
+    expect(data.liveChunks).toBe(1500);
+    expect((await data.search(vector(1234), 1))[0]).toMatchObject({ fileId: 'file-24', chunkIndex: 34 });
+    await data.close();
+  });
+
   it('adds a large file through the worker thread and reloads it', async () => {
     const count = WORKER_BUILD_THRESHOLD + 10;
     const data = await open();
