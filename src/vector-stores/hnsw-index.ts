@@ -109,15 +109,6 @@ export class HnswIndex {
     return result.neighbors.map((label, index) => ({ label, score: 1 - result.distances[index]! }));
   }
 
-  /** The stored (normalized) vector, or undefined when deleted. */
-  point(label: number): number[] | undefined {
-    try {
-      return this.native.getPoint(label);
-    } catch {
-      return undefined;
-    }
-  }
-
   /** Writes to a temp file and renames, so a crash leaves the previous snapshot intact. */
   async save(filePath: string): Promise<void> {
     const temporary = `${filePath}.tmp`;

@@ -34,9 +34,11 @@ interface Manifest {
 }
 
 /** Under this many live chunks passing a filter, the search is exact (brute force) instead of ANN. */
-export const EXACT_SEARCH_LIMIT = 4000;
+export const EXACT_SEARCH_LIMIT = 5000;
 /** Decrypted chunk texts kept in memory (characters), for result text and content pages. */
 const TEXT_CACHE_CHARS = 32 * 1024 * 1024;
+/** Decrypted, normalized vectors kept in memory (bytes), for exact searches under selective filters. */
+const VECTOR_CACHE_BYTES = 64 * 1024 * 1024;
 /** Coalesces index snapshots: one write after a burst of ingests, not one per file. */
 const SNAPSHOT_DELAY_MS = 250;
 
@@ -69,6 +71,18 @@ function decodeVectors(bytes: Buffer, dimensions: number): number[][] {
   return vectors;
 }
 
+/** Rows of a flat Float32Array scaled to unit length in place (cosine = dot product after this). */
+function normalizeRows(flat: Float32Array, dimensions: number): Float32Array {
+  for (let offset = 0; offset < flat.length; offset += dimensions) {
+    let norm = 0;
+    for (let column = 0; column < dimensions; column += 1) norm += flat[offset + column]! * flat[offset + column]!;
+    norm = Math.sqrt(norm);
+    if (norm === 0) continue;
+    for (let column = 0; column < dimensions; column += 1) flat[offset + column]! /= norm;
+  }
+  return flat;
+}
+
 function normalize(vector: readonly number[]): number[] {
   let norm = 0;
   for (const value of vector) norm += value * value;
@@ -94,6 +108,8 @@ export class StoreData {
   private ranges: Array<{ start: number; count: number; fileId: string }> = [];
   private textCache = new Map<string, StoredChunk[]>();
   private textCacheChars = 0;
+  private vectorCache = new Map<string, Float32Array>();
+  private vectorCacheBytes = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private dirty = false;
   private closed = false;
@@ -206,6 +222,39 @@ export class StoreData {
     return decodeVectors(this.sealer.unseal(sealed, this.aad(fileId, 'vec')), dimensions);
   }
 
+  /** A file's vectors, unit length, as one flat array (cached, LRU by bytes). */
+  private async unitVectors(fileId: string): Promise<Float32Array> {
+    const cached = this.vectorCache.get(fileId);
+    if (cached !== undefined) {
+      this.vectorCache.delete(fileId);
+      this.vectorCache.set(fileId, cached);
+      return cached;
+    }
+    const plain = this.sealer.unseal(await readFile(this.segmentPath(fileId, 'vec')), this.aad(fileId, 'vec'));
+    // Copy out of the Buffer pool into an aligned array of its own.
+    const flat = normalizeRows(new Float32Array(plain.buffer.slice(plain.byteOffset, plain.byteOffset + plain.byteLength)), this.manifest.dimensions!);
+    this.cacheVectors(fileId, flat);
+    return flat;
+  }
+
+  private cacheVectors(fileId: string, flat: Float32Array): void {
+    this.dropVectors(fileId);
+    this.vectorCache.set(fileId, flat);
+    this.vectorCacheBytes += flat.byteLength;
+    for (const [oldest, oldFlat] of this.vectorCache) {
+      if (this.vectorCacheBytes <= VECTOR_CACHE_BYTES || oldest === fileId) break;
+      this.vectorCache.delete(oldest);
+      this.vectorCacheBytes -= oldFlat.byteLength;
+    }
+  }
+
+  private dropVectors(fileId: string): void {
+    const flat = this.vectorCache.get(fileId);
+    if (flat === undefined) return;
+    this.vectorCache.delete(fileId);
+    this.vectorCacheBytes -= flat.byteLength;
+  }
+
   private fileAt(label: number): { fileId: string; start: number } | undefined {
     let low = 0;
     let high = this.ranges.length - 1;
@@ -269,6 +318,7 @@ export class StoreData {
     await this.manifestFile.write(this.manifest);
     this.rebuildRanges();
     this.dropText(fileId);
+    this.dropVectors(fileId);
     await rm(this.segmentPath(fileId, 'text'), { force: true });
     await rm(this.segmentPath(fileId, 'vec'), { force: true });
     this.scheduleSnapshot();
@@ -345,7 +395,7 @@ export class StoreData {
       const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
       if (acceptedChunks === 0) return [];
       if (acceptedChunks <= EXACT_SEARCH_LIMIT) {
-        neighbors = this.exactSearch(query, k, accepted);
+        neighbors = await this.exactSearch(query, k, accepted);
       } else {
         const acceptedIds = new Set(accepted.map((range) => range.fileId));
         neighbors = this.index.search(query, k, (label) => {
@@ -365,16 +415,18 @@ export class StoreData {
     return hits;
   }
 
-  private exactSearch(query: readonly number[], k: number, ranges: ReadonlyArray<{ start: number; count: number }>): Neighbor[] {
-    const unit = normalize(query);
+  /** Scores every chunk of the given files (their vectors decrypted once, then cached). */
+  private async exactSearch(query: readonly number[], k: number, ranges: ReadonlyArray<{ start: number; count: number; fileId: string }>): Promise<Neighbor[]> {
+    const unit = Float32Array.from(normalize(query));
+    const dimensions = unit.length;
     const scored: Neighbor[] = [];
     for (const range of ranges) {
-      for (let label = range.start; label < range.start + range.count; label += 1) {
-        const vector = this.index!.point(label);
-        if (vector === undefined) continue;
+      const flat = await this.unitVectors(range.fileId);
+      for (let row = 0; row < range.count; row += 1) {
+        const offset = row * dimensions;
         let dot = 0;
-        for (let index = 0; index < unit.length; index += 1) dot += unit[index]! * vector[index]!;
-        scored.push({ label, score: dot });
+        for (let column = 0; column < dimensions; column += 1) dot += unit[column]! * flat[offset + column]!;
+        scored.push({ label: range.start + row, score: dot });
       }
     }
     scored.sort((left, right) => right.score - left.score);
