@@ -3,6 +3,8 @@ import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { Catalog } from '../catalog/catalog.js';
+import { loadDataKey } from '../crypto/data-key.js';
+import { FileStore } from '../files/file-store.js';
 import type { Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -52,11 +54,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
+    const dataKey = await loadDataKey(options.dataDir);
     const store = await openStore(options.dataDir);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
+    const ids = options.ids ?? randomIds;
+    const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
     const app: AppContext = {
       config: options.config,
       store,
@@ -66,8 +71,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ledger: new Ledger(options.config, store.accounts),
       rateLimiter: new RateLimiter(),
       clock,
-      ids: options.ids ?? randomIds,
+      ids,
       logger,
+      dataKey,
+      files,
     };
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());

@@ -1,9 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 
 /**
- * Vault cryptography (node:crypto only): a 256-bit key derived from the caller's vault key with
- * scrypt, and AES-256-GCM with a fresh 96-bit IV per record. The record's identity is the
- * additional authenticated data, so a record copied under another id or kind does not open.
+ * The vault's key derivation (node:crypto scrypt): a 256-bit AES key from the caller's vault key
+ * and the account's random salt. Records are then sealed with crypto/sealed.ts (AES-256-GCM).
  */
 
 export interface KdfParams {
@@ -29,26 +28,4 @@ export function deriveKey(secret: string, params: KdfParams): Promise<Buffer> {
       error === null ? resolve(key) : reject(error),
     );
   });
-}
-
-export interface Sealed {
-  iv: string;
-  tag: string;
-  data: string;
-}
-
-export function seal(key: Buffer, plaintext: string, aad: string): Sealed {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(aad, 'utf8'));
-  const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
-}
-
-/** Throws when the key is wrong or the record was altered (GCM tag mismatch). */
-export function unseal(key: Buffer, sealed: Sealed, aad: string): string {
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
-  decipher.setAAD(Buffer.from(aad, 'utf8'));
-  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-  return Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
 }

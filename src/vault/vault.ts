@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Low } from 'lowdb';
 import { ensureDataDir, openCollection } from '../store/db.js';
-import { deriveKey, newKdfParams, seal, unseal, type KdfParams, type Sealed } from './crypto.js';
+import { seal as sealBytes, unseal as unsealBytes } from '../crypto/sealed.js';
+import { deriveKey, newKdfParams, type KdfParams } from './crypto.js';
 
 /**
  * The vault: per account, blueprints and skills encrypted at rest under a key derived from the
@@ -12,6 +13,18 @@ import { deriveKey, newKdfParams, seal, unseal, type KdfParams, type Sealed } fr
  */
 
 export type VaultKind = 'blueprint' | 'skill';
+
+/** A sealed value (crypto/sealed.ts layout), base64. */
+type Sealed = string;
+
+function seal(key: Buffer, text: string, aad: string): Sealed {
+  return sealBytes(key, Buffer.from(text, 'utf8'), aad).toString('base64');
+}
+
+/** Throws when the key is wrong or the record was altered. */
+function unseal(key: Buffer, sealed: Sealed, aad: string): string {
+  return unsealBytes(key, Buffer.from(sealed, 'base64'), aad).toString('utf8');
+}
 
 interface ItemRecord {
   id: string;
@@ -102,7 +115,7 @@ export class Vault {
       if (options.create !== true) throw new VaultError('no-vault', `account "${account}" has no vault yet`);
       await ensureDataDir(this.dataDir, 'vault');
       const kdf = newKdfParams(this.kdfCost);
-      const draft: VaultDocument = { version: 1, account, kdf, check: { iv: '', tag: '', data: '' }, items: [] };
+      const draft: VaultDocument = { version: 1, account, kdf, check: '', items: [] };
       const key = await this.key(draft, secret);
       // Another creation may have finished while scrypt ran: the first one wins.
       if (file.data === null) {

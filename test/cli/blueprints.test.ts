@@ -5,7 +5,7 @@ import { cleanupAll, igw, igwJson, makeSandbox, startServer, type Sandbox } from
 
 /** `igw blueprints …` / `igw skills …` round trips, with and without a running server. */
 
-const VAULT = { IGW_VAULT_KEY: 'a long vault passphrase' };
+const VAULT = { IGW_VAULT_KEY: 'a long vault passphrase' }; // a passphrase: only blueprint commands read it here
 const BLUEPRINT = { name: 'greeter', description: 'says hi', system: 'Greet {{who}}.', variables: { who: { default: 'everyone' } }, overrides: [{ words: ['ping'], reply: 'pong to {{who}}' }] };
 const SKILL = { name: 'weather', instructions: 'Use get_weather.', tools: [{ type: 'function', function: { name: 'get_weather' } }] };
 
