@@ -8,6 +8,7 @@ import { handleMessages } from '../endpoints/messages.js';
 import { handleMessagesCountTokens } from '../endpoints/messages-count-tokens.js';
 import { handleListModels, handleRetrieveModel } from '../endpoints/models.js';
 import { handleRerank } from '../endpoints/rerank.js';
+import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import type { ErrorDialect } from '../errors/render.js';
 import type { EndpointHandler } from './request-call.js';
 
@@ -26,6 +27,9 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/chat/completions', scope: 'inference.chat', body: 'json', dialect: 'gateway', handler: handleChatCompletions },
   { method: 'POST', path: '/v1/messages', scope: 'inference.chat', body: 'json', dialect: 'messages', handler: handleMessages },
   { method: 'POST', path: '/v1/messages/count_tokens', scope: 'inference.chat', body: 'json', dialect: 'messages', handler: handleMessagesCountTokens },
+  { method: 'POST', path: '/v1/responses', scope: 'inference.chat', body: 'json', dialect: 'gateway', handler: handleResponses },
+  { method: 'GET', path: '/v1/responses/{id}', scope: 'inference.chat', body: 'none', dialect: 'gateway', handler: handleRetrieveResponse },
+  { method: 'DELETE', path: '/v1/responses/{id}', scope: 'inference.chat', body: 'none', dialect: 'gateway', handler: handleRetrieveResponse },
   { method: 'POST', path: '/v1/embeddings', scope: 'inference.embeddings', body: 'json', dialect: 'gateway', handler: handleEmbeddings },
   { method: 'POST', path: '/v1/rerank', scope: 'inference.rerank', body: 'json', dialect: 'gateway', handler: handleRerank },
   { method: 'POST', path: '/v1/images/generations', scope: 'inference.images', body: 'json', dialect: 'gateway', handler: handleImageGenerations },
