@@ -1,6 +1,7 @@
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { BatchService } from '../batches/batch-service.js';
 import type { Config } from '../config/load.js';
 import type { FileStore } from '../files/file-store.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -27,4 +28,6 @@ export interface AppContext {
   dataKey: Buffer;
   /** Stored files (/v1/files, batch inputs and outputs, vector store sources), sealed at rest. */
   files: FileStore;
+  /** Batches: records and the in-process runner (started once the app context exists). */
+  batches: BatchService;
 }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
+import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
@@ -62,6 +63,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const clock = options.clock ?? systemClock;
     const ids = options.ids ?? randomIds;
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
+    const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
+    // Before the store closes: rows in flight stop and the batch records are saved.
+    cleanups.push(() => batches.close());
     const app: AppContext = {
       config: options.config,
       store,
@@ -75,7 +79,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       logger,
       dataKey,
       files,
+      batches,
     };
+    batches.start(app, ROUTES);
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);

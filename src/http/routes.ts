@@ -1,4 +1,5 @@
 import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js';
+import { BATCH_READ_SCOPES, handleCancelBatch, handleCreateBatch, handleListBatches, handleRetrieveBatch } from '../endpoints/batches.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
 import { FILES_READ_SCOPES, FILES_WRITE_SCOPES, handleCreateFile, handleDeleteFile, handleFileContent, handleListFiles, handleRetrieveFile } from '../endpoints/files.js';
@@ -39,5 +40,9 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/v1/files/{id}', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveFile },
   { method: 'GET', path: '/v1/files/{id}/content', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleFileContent },
   { method: 'DELETE', path: '/v1/files/{id}', scope: FILES_WRITE_SCOPES, body: 'none', dialect: 'gateway', handler: handleDeleteFile },
+  { method: 'POST', path: '/v1/batches', scope: null, body: 'json', dialect: 'gateway', handler: handleCreateBatch },
+  { method: 'GET', path: '/v1/batches', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleListBatches },
+  { method: 'GET', path: '/v1/batches/{id}', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveBatch },
+  { method: 'POST', path: '/v1/batches/{id}/cancel', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleCancelBatch },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
 ];
