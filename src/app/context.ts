@@ -1,3 +1,4 @@
+import type { Activity } from './activity.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -24,4 +25,6 @@ export interface AppContext {
   logger: Logger;
   /** AES-256 key for contents stored at rest (src/crypto: seal / sealed streams), DESIGN §4. */
   dataKey: Buffer;
+  /** Live counters and running tasks for the `igw serve` dashboard (services report into it). */
+  activity: Activity;
 }

@@ -18,6 +18,7 @@ import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
+import { Activity } from './activity.js';
 import type { AppContext } from './context.js';
 
 export interface GatewayOptions {
@@ -71,6 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ids: options.ids ?? randomIds,
       logger,
       dataKey,
+      activity: new Activity(() => clock.now()),
     };
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
