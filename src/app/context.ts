@@ -1,7 +1,9 @@
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { BatchService } from '../batches/batch-service.js';
 import type { Config } from '../config/load.js';
+import type { FileStore } from '../files/file-store.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { RouteHealth } from '../routing/health.js';
 import type { Store } from '../store/store.js';
@@ -22,4 +24,10 @@ export interface AppContext {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** AES-256 key for contents stored at rest (src/crypto: seal / sealed streams), DESIGN §4. */
+  dataKey: Buffer;
+  /** Stored files (/v1/files, batch inputs and outputs, vector store sources), sealed at rest. */
+  files: FileStore;
+  /** Batches: records and the in-process runner (started once the app context exists). */
+  batches: BatchService;
 }

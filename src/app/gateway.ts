@@ -2,7 +2,10 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
+import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
+import { loadDataKey } from '../crypto/data-key.js';
+import { FileStore } from '../files/file-store.js';
 import type { Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -52,11 +55,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
+    const dataKey = await loadDataKey(options.dataDir);
     const store = await openStore(options.dataDir);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
+    const ids = options.ids ?? randomIds;
+    const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
+    const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
+    // Before the store closes: rows in flight stop and the batch records are saved.
+    cleanups.push(() => batches.close());
     const app: AppContext = {
       config: options.config,
       store,
@@ -66,9 +75,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ledger: new Ledger(options.config, store.accounts),
       rateLimiter: new RateLimiter(),
       clock,
-      ids: options.ids ?? randomIds,
+      ids,
       logger,
+      dataKey,
+      files,
+      batches,
     };
+    batches.start(app, ROUTES);
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);

@@ -38,3 +38,6 @@ export const KNOWN_SCOPES = [
   'kit.knowledge.read',
   'kit.knowledge.write',
 ] as const;
+
+/** "Any inference scope" (spec: list/get/cancel batches); files and batches accept these. */
+export const ANY_INFERENCE_SCOPE: readonly string[] = KNOWN_SCOPES.filter((scope) => scope.startsWith('inference.') && scope !== 'inference.*');

@@ -43,6 +43,9 @@ export const ERROR_CATALOG = {
   VALIDATION_4016: { status: 413, retryable: false, message: 'Audio file is larger than 25 MB.' },
   RESOURCE_5404: { status: 404, retryable: false, message: 'No such endpoint.' },
   RESOURCE_5405: { status: 405, retryable: false, message: 'Method not allowed on this endpoint.' },
+  RESOURCE_5410: { status: 404, retryable: false, message: 'File not found.' },
+  RESOURCE_5411: { status: 404, retryable: false, message: 'Batch not found.' },
+  RESOURCE_5412: { status: 409, retryable: false, message: 'The batch is already finished and cannot be cancelled.' },
   SYSTEM_9001: { status: 500, retryable: true, message: 'Internal error; the gateway log has the details.' },
   SYSTEM_9003: { status: 503, retryable: true, message: 'The gateway is shutting down; retry shortly.' },
 } as const satisfies Record<string, ErrorCodeInfo>;

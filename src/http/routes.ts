@@ -1,11 +1,14 @@
 import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js';
+import { BATCH_READ_SCOPES, handleCancelBatch, handleCreateBatch, handleListBatches, handleRetrieveBatch } from '../endpoints/batches.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
+import { FILES_READ_SCOPES, FILES_WRITE_SCOPES, handleCreateFile, handleDeleteFile, handleFileContent, handleListFiles, handleRetrieveFile } from '../endpoints/files.js';
 import { handleImageGenerations } from '../endpoints/images.js';
 import { handleMessages } from '../endpoints/messages.js';
 import { handleMessagesCountTokens } from '../endpoints/messages-count-tokens.js';
 import { handleListModels, handleRetrieveModel } from '../endpoints/models.js';
 import { handleRerank } from '../endpoints/rerank.js';
+import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import type { ErrorDialect } from '../errors/render.js';
 import type { EndpointHandler } from './request-call.js';
 
@@ -24,10 +27,22 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/chat/completions', scope: 'inference.chat', body: 'json', dialect: 'gateway', handler: handleChatCompletions },
   { method: 'POST', path: '/v1/messages', scope: 'inference.chat', body: 'json', dialect: 'messages', handler: handleMessages },
   { method: 'POST', path: '/v1/messages/count_tokens', scope: 'inference.chat', body: 'json', dialect: 'messages', handler: handleMessagesCountTokens },
+  { method: 'POST', path: '/v1/responses', scope: 'inference.chat', body: 'json', dialect: 'gateway', handler: handleResponses },
+  { method: 'GET', path: '/v1/responses/{id}', scope: 'inference.chat', body: 'none', dialect: 'gateway', handler: handleRetrieveResponse },
+  { method: 'DELETE', path: '/v1/responses/{id}', scope: 'inference.chat', body: 'none', dialect: 'gateway', handler: handleRetrieveResponse },
   { method: 'POST', path: '/v1/embeddings', scope: 'inference.embeddings', body: 'json', dialect: 'gateway', handler: handleEmbeddings },
   { method: 'POST', path: '/v1/rerank', scope: 'inference.rerank', body: 'json', dialect: 'gateway', handler: handleRerank },
   { method: 'POST', path: '/v1/images/generations', scope: 'inference.images', body: 'json', dialect: 'gateway', handler: handleImageGenerations },
   { method: 'POST', path: '/v1/audio/transcriptions', scope: 'inference.audio', body: 'none', dialect: 'gateway', handler: handleAudioTranscriptions },
   { method: 'GET', path: '/v1/models', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleListModels },
+  { method: 'POST', path: '/v1/files', scope: FILES_WRITE_SCOPES, body: 'none', dialect: 'gateway', handler: handleCreateFile },
+  { method: 'GET', path: '/v1/files', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleListFiles },
+  { method: 'GET', path: '/v1/files/{id}', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveFile },
+  { method: 'GET', path: '/v1/files/{id}/content', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleFileContent },
+  { method: 'DELETE', path: '/v1/files/{id}', scope: FILES_WRITE_SCOPES, body: 'none', dialect: 'gateway', handler: handleDeleteFile },
+  { method: 'POST', path: '/v1/batches', scope: null, body: 'json', dialect: 'gateway', handler: handleCreateBatch },
+  { method: 'GET', path: '/v1/batches', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleListBatches },
+  { method: 'GET', path: '/v1/batches/{id}', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveBatch },
+  { method: 'POST', path: '/v1/batches/{id}/cancel', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleCancelBatch },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
 ];

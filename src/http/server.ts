@@ -149,7 +149,8 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   };
 }
 
-function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
+/** One request-log line (also written for batch rows run in process, src/batches/in-process-call.ts). */
+export function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
   app.store.requestLog.append({
     time: new Date(app.clock.now()).toISOString(),
     request_id: requestId,

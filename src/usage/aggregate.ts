@@ -1,7 +1,9 @@
 import { Decimal, formatDecimal } from '../billing/money.js';
 import type { RequestLogEntry } from '../store/request-log.js';
+import { percentile } from './percentile.js';
 
 export type UsageGrouping = 'model' | 'key' | 'day' | 'provider';
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'key', 'day', 'provider'];
 
 export interface UsageRow {
   group: string;
@@ -13,6 +15,15 @@ export interface UsageRow {
   energy: string;
   energy_kwh: number;
   carbon_g_co2: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  /** Requests per UTC day of the report window, oldest first (only when days were asked for). */
+  daily?: number[];
+}
+
+export interface UsageReportOptions {
+  /** UTC days (YYYY-MM-DD, ascending) to count requests per row for; omitted: no `daily`. */
+  days?: readonly string[];
 }
 
 function groupOf(entry: RequestLogEntry, by: UsageGrouping): string {
@@ -28,17 +39,32 @@ function groupOf(entry: RequestLogEntry, by: UsageGrouping): string {
   }
 }
 
+interface Accumulator {
+  row: UsageRow;
+  eur: Decimal;
+  energy: Decimal;
+  latencies: number[];
+  daily: number[] | null;
+}
+
+function accumulator(group: string, dayCount: number | null): Accumulator {
+  return { row: emptyRow(group), eur: new Decimal(0), energy: new Decimal(0), latencies: [], daily: dayCount === null ? null : new Array<number>(dayCount).fill(0) };
+}
+
 /** Sums request-log entries per group; money summed exactly as decimals. Sorted by group name. */
-export function aggregateUsage(entries: readonly RequestLogEntry[], by: UsageGrouping): { rows: UsageRow[]; total: UsageRow } {
-  const groups = new Map<string, { row: UsageRow; eur: Decimal; energy: Decimal }>();
-  const total = { row: emptyRow('total'), eur: new Decimal(0), energy: new Decimal(0) };
+export function aggregateUsage(entries: readonly RequestLogEntry[], by: UsageGrouping, options: UsageReportOptions = {}): { rows: UsageRow[]; total: UsageRow } {
+  const dayIndex = options.days === undefined ? null : new Map(options.days.map((day, index) => [day, index]));
+  const dayCount = options.days?.length ?? null;
+  const groups = new Map<string, Accumulator>();
+  const total = accumulator('total', dayCount);
   for (const entry of entries) {
     const key = groupOf(entry, by);
     let group = groups.get(key);
     if (group === undefined) {
-      group = { row: emptyRow(key), eur: new Decimal(0), energy: new Decimal(0) };
+      group = accumulator(key, dayCount);
       groups.set(key, group);
     }
+    const day = dayIndex?.get(entry.time.slice(0, 10));
     for (const target of [group, total]) {
       target.row.requests += 1;
       if (entry.status >= 400) target.row.errors += 1;
@@ -48,18 +74,34 @@ export function aggregateUsage(entries: readonly RequestLogEntry[], by: UsageGro
       target.energy = target.energy.plus(entry.energy);
       target.row.energy_kwh += entry.energy_kwh;
       target.row.carbon_g_co2 += entry.carbon_g_co2;
+      target.latencies.push(entry.latency_ms);
+      if (day !== undefined && target.daily !== null) target.daily[day]! += 1;
     }
   }
-  const finish = (group: { row: UsageRow; eur: Decimal; energy: Decimal }): UsageRow => ({
-    ...group.row,
-    eur: formatDecimal(group.eur),
-    energy: formatDecimal(group.energy),
-    energy_kwh: Number(group.row.energy_kwh.toPrecision(12)),
-    carbon_g_co2: Number(group.row.carbon_g_co2.toPrecision(12)),
-  });
+  const finish = (group: Accumulator): UsageRow => {
+    const sorted = group.latencies.sort((a, b) => a - b);
+    return {
+      ...group.row,
+      eur: formatDecimal(group.eur),
+      energy: formatDecimal(group.energy),
+      energy_kwh: Number(group.row.energy_kwh.toPrecision(12)),
+      carbon_g_co2: Number(group.row.carbon_g_co2.toPrecision(12)),
+      latency_p50_ms: percentile(sorted, 50),
+      latency_p99_ms: percentile(sorted, 99),
+      ...(group.daily === null ? {} : { daily: group.daily }),
+    };
+  };
   return { rows: [...groups.values()].map(finish).sort((a, b) => a.group.localeCompare(b.group)), total: finish(total) };
 }
 
+/** The UTC days from `since` (ms) to `until` (ms) inclusive, oldest first. */
+export function daysBetween(since: number, until: number): string[] {
+  const days: string[] = [];
+  const start = new Date(new Date(since).toISOString().slice(0, 10)).getTime();
+  for (let time = start; time <= until; time += 86_400_000) days.push(new Date(time).toISOString().slice(0, 10));
+  return days;
+}
+
 function emptyRow(group: string): UsageRow {
-  return { group, requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, eur: '0', energy: '0', energy_kwh: 0, carbon_g_co2: 0 };
+  return { group, requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, eur: '0', energy: '0', energy_kwh: 0, carbon_g_co2: 0, latency_p50_ms: 0, latency_p99_ms: 0 };
 }

@@ -110,6 +110,26 @@ describe('igw usage', () => {
     expect(lines[0]).toMatch(/model, key, day, provider/);
   });
 
+  it('--json carries the window days and a daily request count per row', async () => {
+    await traffic();
+    const report = await igwJson<UsageReport & { days: string[]; rows: Array<UsageRow & { daily: number[]; latency_p50_ms: number }> }>(sandbox, ['usage', '--since', '3d', '--json']);
+    expect(report.days).toHaveLength(4);
+    expect(report.days.at(-1)).toBe(new Date().toISOString().slice(0, 10));
+    expect(report.rows[0]!.daily).toEqual([0, 0, 0, 3]);
+    expect(report.rows[0]!.latency_p50_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('--since takes a date too; a future one is refused with the next step', async () => {
+    await traffic();
+    const report = await igwJson<UsageReport>(sandbox, ['usage', '--since', '2020-01-01', '--json']);
+    expect(report.since).toBe('2020-01-01T00:00:00.000Z');
+    expect(report.total.requests).toBe(3);
+    const future = await igw(sandbox, ['usage', '--since', '2999-01-01']);
+    expect(future.exitCode).toBe(1);
+    expect(future.stderr.trim().split('\n')).toHaveLength(1);
+    expect(future.stderr).toContain('future');
+  });
+
   it('an invalid --since exits 1', async () => {
     const result = await igw(sandbox, ['usage', '--since', 'yesterday']);
     expect(result.exitCode).toBe(1);

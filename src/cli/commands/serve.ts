@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { startGateway } from '../../app/gateway.js';
+import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
@@ -44,6 +45,9 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       } catch (error) {
         if (error instanceof DataDirLockedError) {
           throw new UserError(`${error.message}`, 'stop that process first, or pass --data-dir to use another data dir');
+        }
+        if (error instanceof DataKeyError) {
+          throw new UserError(error.message, 'set IGW_VAULT_KEY to the key this data dir was created with, or unset it to use <data dir>/vault.key');
         }
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
           throw new UserError(`port ${port ?? config.server.port} is already in use`, 'pick another with --port N (0 picks a free one)');

@@ -2,34 +2,55 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { parseDuration } from '../../admin/duration.js';
 import { readRequestLog } from '../../store/request-log.js';
-import { aggregateUsage, type UsageGrouping } from '../../usage/aggregate.js';
+import { aggregateUsage, daysBetween, USAGE_GROUPINGS, type UsageGrouping } from '../../usage/aggregate.js';
+import { renderUsageTable } from '../../usage/render.js';
 import { resolveDataDir, type GlobalOptions } from '../global-options.js';
-import { printJson, printResult, renderTable } from '../output.js';
+import { printJson, printResult } from '../output.js';
+import { styleFor } from '../ui/style.js';
+import { interactive } from '../ui/terminal.js';
 import { UserError } from '../user-error.js';
 
-const GROUPINGS: UsageGrouping[] = ['model', 'key', 'day', 'provider'];
+/** A terminal line holds about a month of one-character days next to the table. */
+const CHART_DAYS = 31;
+
+/** `--since`: a duration back from now (7d, 12h) or a UTC date/time (2026-01-31, ISO 8601). */
+export function parseSince(text: string, now: number): number {
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const time = Date.parse(text);
+    if (!Number.isNaN(time)) return time;
+  } else {
+    try {
+      return now - parseDuration(text) * 1000;
+    } catch {
+      // fall through to the user error below
+    }
+  }
+  throw new UserError(`invalid --since "${text}"`, 'use a duration such as 90m, 12h, 7d, 2w or a date such as 2026-01-31');
+}
 
 export function registerUsage(program: Command, globals: () => GlobalOptions): void {
   program
     .command('usage')
-    .description('requests, tokens, cost and impact from the request log')
-    .option('--since <duration>', 'how far back, e.g. 24h, 7d', '7d')
+    .description('requests, tokens, cost, energy and CO2 from the request log, grouped')
+    .option('--since <when>', 'how far back: a duration (24h, 7d) or a date (2026-01-31)', '7d')
     .option('--by <grouping>', 'model | key | day | provider', 'model')
-    .option('--json', 'print {since, by, rows, total}')
-    .addHelpText('after', '\nExample:\n  igw usage --since 30d --by day')
+    .option('--json', 'print {since, by, days, rows, total}; each row has exact sums and daily request counts')
+    .addHelpText('after', '\nExamples:\n  igw usage --since 30d --by day\n  igw usage --by key --json | jq \'.rows[] | {group, eur}\'')
     .action(async (options: { since: string; by: string; json?: boolean }) => {
-      if (!(GROUPINGS as string[]).includes(options.by)) throw new UserError(`invalid --by "${options.by}"`, `use one of: ${GROUPINGS.join(', ')}`);
-      let seconds: number;
-      try {
-        seconds = parseDuration(options.since);
-      } catch {
-        throw new UserError(`invalid --since "${options.since}"`, 'use a number with a unit: 90m, 12h, 7d, 2w');
-      }
-      const since = Date.now() - seconds * 1000;
+      if (!(USAGE_GROUPINGS as readonly string[]).includes(options.by)) throw new UserError(`invalid --by "${options.by}"`, `use one of: ${USAGE_GROUPINGS.join(', ')}`);
+      const by = options.by as UsageGrouping;
+      const now = Date.now();
+      const since = parseSince(options.since, now);
+      if (since > now) throw new UserError(`--since "${options.since}" is in the future`, 'give a past date or a duration such as 7d');
       const entries = await readRequestLog(path.join(resolveDataDir(globals()), 'logs'), since);
-      const { rows, total } = aggregateUsage(entries, options.by as UsageGrouping);
-      if (options.json === true) return printJson({ since: new Date(since).toISOString(), by: options.by, rows, total });
-      const cells = (row: typeof total) => [row.group, String(row.requests), String(row.errors), String(row.input_tokens), String(row.output_tokens), row.eur, row.energy, row.energy_kwh.toExponential(3), row.carbon_g_co2.toFixed(3)];
-      printResult(renderTable([options.by.toUpperCase(), 'REQUESTS', 'ERRORS', 'IN TOKENS', 'OUT TOKENS', 'EUR', 'ENERGY', 'KWH', 'CO2 G'], [...rows.map(cells), cells(total)]));
+      const days = daysBetween(since, now);
+      if (options.json === true) {
+        const { rows, total } = aggregateUsage(entries, by, { days });
+        return printJson({ since: new Date(since).toISOString(), by, days, rows, total });
+      }
+      const chart = interactive(process.stdout);
+      const chartDays = days.slice(-CHART_DAYS);
+      const { rows, total } = aggregateUsage(entries, by, chart ? { days: chartDays } : {});
+      printResult(renderUsageTable(rows, total, { by, chart, dayCount: chartDays.length, style: styleFor(process.stdout) }));
     });
 }

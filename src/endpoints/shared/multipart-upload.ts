@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type { Transform } from 'node:stream';
 import path from 'node:path';
 import busboy from 'busboy';
 import type { ErrorCode } from '../../errors/catalog.js';
@@ -36,6 +37,10 @@ export interface UploadLimits {
   tooLargeCode: ErrorCode;
   tooLargeMessage: string;
   headBytes: number;
+  /** Name used when the client sends none. */
+  defaultFilename?: string;
+  /** Encrypts the file on its way to disk (stored files: nothing lands in plaintext). */
+  encrypt?: () => Transform;
 }
 
 /**
@@ -98,7 +103,7 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
       }
       const tempPath = path.join(tmpDir, `upload-${call.requestId}-${randomBytes(6).toString('hex')}`);
 
-      const uploaded: UploadedFile = { path: tempPath, filename: info.filename || 'audio', mimeType: info.mimeType, size: 0, head: Buffer.alloc(0) };
+      const uploaded: UploadedFile = { path: tempPath, filename: info.filename || (limits.defaultFilename ?? 'audio'), mimeType: info.mimeType, size: 0, head: Buffer.alloc(0) };
       file = uploaded;
       const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
       temps.push({ path: tempPath, out, closed: new Promise<void>((resolveClose) => out.once('close', () => resolveClose())) });
@@ -111,14 +116,20 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
         uploaded.size += chunk.length;
         if (uploaded.head.length < limits.headBytes) uploaded.head = Buffer.concat([uploaded.head, chunk.subarray(0, limits.headBytes - uploaded.head.length)]);
       });
+      const encrypt = limits.encrypt?.();
+      if (encrypt) {
+        encrypt.once('error', fail);
+        encrypt.pipe(out);
+      }
       stream.once('limit', () => {
+        encrypt?.destroy();
         out.destroy();
         // Answer now and close the connection instead of reading the rest of the upload.
         call.headers['connection'] = 'close';
         fail(new GatewayError(limits.tooLargeCode, limits.tooLargeMessage, { field: limits.fileField, limit_bytes: limits.maxFileBytes }));
         request.resume();
       });
-      stream.pipe(out);
+      stream.pipe(encrypt ?? out);
     });
     parser.once('close', () => {
       pendingWrite.then(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../../src/store/request-log.js';
-import { aggregateUsage, type UsageGrouping } from '../../../src/usage/aggregate.js';
+import { aggregateUsage, daysBetween, type UsageGrouping } from '../../../src/usage/aggregate.js';
 
 function entry(change: Partial<RequestLogEntry>): RequestLogEntry {
   return {
@@ -118,7 +118,35 @@ describe('aggregateUsage', () => {
   it('no entries: no rows, a zero total', () => {
     expect(aggregateUsage([], 'model')).toEqual({
       rows: [],
-      total: { group: 'total', requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, eur: '0', energy: '0', energy_kwh: 0, carbon_g_co2: 0 },
+      total: { group: 'total', requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, eur: '0', energy: '0', energy_kwh: 0, carbon_g_co2: 0, latency_p50_ms: 0, latency_p99_ms: 0 },
     });
+  });
+
+  it('p50 and p99 latency per group (nearest rank)', () => {
+    const many = Array.from({ length: 100 }, (_, index) => entry({ latency_ms: index + 1 }));
+    const { total } = aggregateUsage(many.reverse(), 'model');
+    expect(total.latency_p50_ms).toBe(50);
+    expect(total.latency_p99_ms).toBe(99);
+  });
+
+  it('counts requests per day of the window when days are given, oldest first', () => {
+    const days = ['2026-01-09', '2026-01-10', '2026-01-11', '2026-01-12'];
+    const { rows, total } = aggregateUsage(entries, 'model', { days });
+    expect(total.daily).toEqual([0, 2, 2, 2]);
+    expect(rows.find((row) => row.group === 'gpt-4o-mini')!.daily).toEqual([0, 2, 1, 0]);
+  });
+
+  it('has no daily series unless asked', () => {
+    expect(aggregateUsage(entries, 'model').total.daily).toBeUndefined();
+  });
+});
+
+describe('daysBetween', () => {
+  it.each<{ since: string; until: string; days: string[] }>([
+    { since: '2026-01-10T10:00:00Z', until: '2026-01-10T11:00:00Z', days: ['2026-01-10'] },
+    { since: '2026-01-10T23:00:00Z', until: '2026-01-12T01:00:00Z', days: ['2026-01-10', '2026-01-11', '2026-01-12'] },
+    { since: '2026-02-27T00:00:00Z', until: '2026-03-01T00:00:00Z', days: ['2026-02-27', '2026-02-28', '2026-03-01'] },
+  ])('$since .. $until', ({ since, until, days }) => {
+    expect(daysBetween(Date.parse(since), Date.parse(until))).toEqual(days);
   });
 });

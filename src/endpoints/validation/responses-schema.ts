@@ -1,0 +1,365 @@
+import { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ResponsesRequest } from '../../translate/responses/types.js';
+import { fieldPath } from './parse.js';
+
+/**
+ * POST /v1/responses body (spec "POST /v1/responses"), strict. Stateful features are refused
+ * before anything else (previous_response_id → VALIDATION_4001; conversation, background,
+ * item_reference → VALIDATION_4005), so a client learns at once that igw keeps no state.
+ * Parameters the official SDK sends that change nothing here (metadata, truncation,
+ * service_tier, text.verbosity, reasoning.summary, …) are accepted and not acted on.
+ */
+
+/** Tool types the spec supports; any other type is refused by name. */
+export const SUPPORTED_TOOL_TYPES = ['function', 'file_search', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch'] as const;
+
+/** Tool types the spec names as refused (computer use and code run on OpenAI's machines; MCP needs a server session). */
+const REFUSED_TOOL_TYPES: Readonly<Record<string, string>> = {
+  computer_use: 'computer use needs a hosted computer environment',
+  computer_use_preview: 'computer use needs a hosted computer environment',
+  code_interpreter: 'code runs in OpenAI-hosted containers',
+  mcp: 'remote MCP servers are not called by igw',
+};
+
+/** `include` values OpenAI defines; only file_search_call.results changes igw's answer. */
+const INCLUDABLE = [
+  'file_search_call.results',
+  'web_search_call.results',
+  'web_search_call.action.sources',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'code_interpreter_call.outputs',
+  'reasoning.encrypted_content',
+  'message.output_text.logprobs',
+] as const;
+
+const detail = z.enum(['auto', 'low', 'high']);
+const inputText = z.object({ type: z.literal('input_text'), text: z.string() }).strict();
+const inputImage = z
+  .object({
+    type: z.literal('input_image'),
+    image_url: z.string().min(1, 'send the image as an http(s) URL or a base64 data URI'),
+    detail: detail.optional(),
+  })
+  .strict();
+const outputText = z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(z.unknown()).optional(), logprobs: z.array(z.unknown()).optional() }).strict();
+const refusal = z.object({ type: z.literal('refusal'), refusal: z.string() }).strict();
+
+const itemMeta = { id: z.string().nullable().optional(), status: z.string().nullable().optional() };
+
+const userMessage = z
+  .object({
+    type: z.literal('message'),
+    role: z.enum(['user', 'system', 'developer']),
+    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage]))]),
+    ...itemMeta,
+  })
+  .strict();
+const assistantMessage = z
+  .object({
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [outputText, inputText, refusal]))]),
+    ...itemMeta,
+  })
+  .strict();
+
+const functionCall = z.object({ type: z.literal('function_call'), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(), ...itemMeta }).strict();
+const functionCallOutput = z
+  .object({
+    type: z.literal('function_call_output'),
+    call_id: z.string().min(1),
+    output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage]))]),
+    ...itemMeta,
+  })
+  .strict();
+
+const shellAction = z
+  .object({ commands: z.array(z.string()), timeout_ms: z.number().int().nonnegative().nullable().optional(), max_output_length: z.number().int().nonnegative().nullable().optional() })
+  .strict();
+const shellCall = z
+  .object({ type: z.literal('shell_call'), call_id: z.string().min(1), action: shellAction, environment: z.unknown().optional(), created_by: z.string().optional(), ...itemMeta })
+  .strict();
+const shellOutcome = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('exit'), exit_code: z.number().int() }).strict(),
+  z.object({ type: z.literal('timeout') }).strict(),
+]);
+const shellCallOutput = z
+  .object({
+    type: z.literal('shell_call_output'),
+    call_id: z.string().min(1),
+    output: z.array(z.object({ stdout: z.string(), stderr: z.string(), outcome: shellOutcome, created_by: z.string().optional() }).strict()),
+    max_output_length: z.number().int().nonnegative().nullable().optional(),
+    created_by: z.string().optional(),
+    ...itemMeta,
+  })
+  .strict();
+
+const patchOperation = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('create_file'), path: z.string().min(1), diff: z.string() }).strict(),
+  z.object({ type: z.literal('update_file'), path: z.string().min(1), diff: z.string() }).strict(),
+  z.object({ type: z.literal('delete_file'), path: z.string().min(1) }).strict(),
+]);
+const applyPatchCall = z
+  .object({ type: z.literal('apply_patch_call'), call_id: z.string().min(1), operation: patchOperation, created_by: z.string().optional(), ...itemMeta })
+  .strict();
+const applyPatchCallOutput = z
+  .object({ type: z.literal('apply_patch_call_output'), call_id: z.string().min(1), status: z.enum(['completed', 'failed']), output: z.string().nullable().optional(), created_by: z.string().optional(), id: z.string().nullable().optional() })
+  .strict();
+
+const fileSearchResult = z
+  .object({
+    file_id: z.string(),
+    filename: z.string(),
+    score: z.number(),
+    text: z.string(),
+    attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullable().optional(),
+  })
+  .strict();
+const fileSearchCall = z
+  .object({ type: z.literal('file_search_call'), id: z.string().min(1), queries: z.array(z.string()), status: z.string().optional(), results: z.array(fileSearchResult).nullable().optional() })
+  .strict();
+
+// Items of an earlier answer that carry nothing the hub can use: accepted so a client can send
+// its whole transcript back, and dropped in translation.
+const reasoningItem = z.object({ type: z.literal('reasoning') }).passthrough();
+const webSearchCall = z.object({ type: z.literal('web_search_call') }).passthrough();
+
+const inputItem = z.discriminatedUnion('type', [
+  // A message's shape depends on its role (assistant text is output_text).
+  z.discriminatedUnion('role', [userMessage, assistantMessage]),
+  functionCall,
+  functionCallOutput,
+  shellCall,
+  shellCallOutput,
+  applyPatchCall,
+  applyPatchCallOutput,
+  fileSearchCall,
+  reasoningItem,
+  webSearchCall,
+]);
+
+const functionTool = z
+  .object({
+    type: z.literal('function'),
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'function names use letters, digits, _ or -, at most 64'),
+    description: z.string().nullable().optional(),
+    parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+    strict: z.boolean().nullable().optional(),
+  })
+  .strict();
+
+const comparisonFilter = z.object({ type: z.enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin']), key: z.string(), value: z.unknown() }).strict();
+type Filter = z.infer<typeof comparisonFilter> | { type: 'and' | 'or'; filters: Filter[] };
+const filter: z.ZodType<Filter> = z.lazy(() => z.union([comparisonFilter, z.object({ type: z.enum(['and', 'or']), filters: z.array(filter) }).strict()]));
+
+const fileSearchTool = z
+  .object({
+    type: z.literal('file_search'),
+    vector_store_ids: z.array(z.string().min(1)).min(1).max(2),
+    max_num_results: z.number().int().min(1).max(50).optional(),
+    filters: filter.nullable().optional(),
+    ranking_options: z
+      .object({ ranker: z.string().optional(), score_threshold: z.number().min(0).max(1).optional(), hybrid_search: z.unknown().optional() })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict();
+
+const tool = z.discriminatedUnion('type', [
+  functionTool,
+  fileSearchTool,
+  // Hosted web search: passed to the provider as sent (its options are the provider's business).
+  z.object({ type: z.literal('web_search') }).passthrough(),
+  z.object({ type: z.literal('web_search_preview') }).passthrough(),
+  z.object({ type: z.literal('shell'), environment: z.unknown().optional() }).strict(),
+  z.object({ type: z.literal('function_shell'), environment: z.unknown().optional() }).strict(),
+  z.object({ type: z.literal('apply_patch') }).strict(),
+]);
+
+const toolChoice = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('function'), name: z.string().min(1) }).strict(),
+  z.object({ type: z.enum(['file_search', 'shell', 'apply_patch', 'web_search', 'web_search_preview']) }).strict(),
+]);
+
+const textFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }).strict(),
+  z.object({ type: z.literal('json_object') }).strict(),
+  z
+    .object({
+      type: z.literal('json_schema'),
+      name: z.string().min(1),
+      schema: z.record(z.string(), z.unknown()),
+      description: z.string().optional(),
+      strict: z.boolean().nullable().optional(),
+    })
+    .strict(),
+]);
+
+export const responsesSchema = z
+  .object({
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(inputItem).min(1)]),
+    instructions: z.string().nullable().optional(),
+    max_output_tokens: z.number().int().positive().nullable().optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    top_p: z.number().min(0).max(1).nullable().optional(),
+    frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+    presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+    stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
+    seed: z.number().int().nullable().optional(),
+    user: z.string().optional(),
+    store: z.boolean().nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_obfuscation: z.boolean().optional() }).strict().nullable().optional(),
+    reasoning: z
+      .object({ effort: z.enum(['low', 'medium', 'high']).nullable().optional(), summary: z.string().nullable().optional(), generate_summary: z.string().nullable().optional() })
+      .strict()
+      .nullable()
+      .optional(),
+    tools: z.array(tool).optional(),
+    tool_choice: toolChoice.optional(),
+    parallel_tool_calls: z.boolean().nullable().optional(),
+    text: z.object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullable().optional() }).strict().nullable().optional(),
+    include: z.array(z.enum(INCLUDABLE)).nullable().optional(),
+    max_tool_calls: z.number().int().positive().nullable().optional(),
+    // Accepted so existing SDK code keeps working; they change nothing here.
+    metadata: z.record(z.string(), z.string()).nullable().optional(),
+    truncation: z.enum(['auto', 'disabled']).nullable().optional(),
+    service_tier: z.string().nullable().optional(),
+    prompt_cache_key: z.string().optional(),
+    prompt_cache_retention: z.string().nullable().optional(),
+    safety_identifier: z.string().optional(),
+    background: z.literal(false).nullable().optional(),
+  })
+  .strict()
+  .superRefine((body, context) => {
+    const tools = body.tools ?? [];
+    // Built-in tools are offered to the model as functions of these names: a client function of
+    // the same name would be ambiguous.
+    const names = new Map<string, number>();
+    tools.forEach((entry, index) => {
+      const name = entry.type === 'function' ? entry.name : entry.type === 'function_shell' ? 'shell' : entry.type;
+      if (entry.type === 'web_search' || entry.type === 'web_search_preview') return;
+      if (names.has(name)) context.addIssue({ code: 'custom', path: ['tools', index], message: `a tool named "${name}" is already defined at tools[${names.get(name)}]` });
+      else names.set(name, index);
+    });
+    const choice = body.tool_choice;
+    if (choice === 'required' && tools.length === 0) context.addIssue({ code: 'custom', path: ['tool_choice'], message: 'tool_choice "required" needs at least one tool' });
+    if (typeof choice === 'object') {
+      const wanted = choice.type === 'function' ? choice.name : choice.type;
+      const present = tools.some((entry) =>
+        choice.type === 'function' ? entry.type === 'function' && entry.name === wanted : entry.type === choice.type || (choice.type === 'shell' && entry.type === 'function_shell'),
+      );
+      if (!present) context.addIssue({ code: 'custom', path: ['tool_choice'], message: `tool_choice names ${choice.type === 'function' ? `function "${wanted}"` : `a ${wanted} tool`}, which is not among the request's tools` });
+    }
+  });
+
+export type ResponsesBody = z.output<typeof responsesSchema>;
+
+/**
+ * Validates a /v1/responses body. Checks that must win over generic shape errors come first:
+ * statefulness (previous_response_id, conversation, item_reference) and tool types the spec
+ * refuses, each named.
+ */
+export function parseResponsesBody(body: unknown): ResponsesRequest {
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const raw = body as Record<string, unknown>;
+    if (raw['previous_response_id'] != null) {
+      throw new GatewayError('VALIDATION_4001', 'previous_response_id is not supported: igw keeps no responses; send the whole conversation in "input".', { field: 'previous_response_id' });
+    }
+    if (raw['conversation'] != null) {
+      throw new GatewayError('VALIDATION_4005', 'conversation is not supported: igw keeps no conversations; send the whole conversation in "input".', { field: 'conversation' });
+    }
+    if (raw['background'] === true) {
+      throw new GatewayError('VALIDATION_4005', 'background responses are not supported: igw keeps no responses to poll; send the request without "background".', { field: 'background' });
+    }
+    if (raw['prompt'] != null) throw new GatewayError('VALIDATION_4005', 'Stored prompts ("prompt") are not supported: send "instructions" and "input" instead.', { field: 'prompt' });
+    checkToolTypes(raw['tools']);
+    normalizeInputItems(raw['input']);
+  }
+  return parseStrict(body) as unknown as ResponsesRequest;
+}
+
+type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[]; errors?: Issue[][] };
+
+/** The most specific issue: a string-or-items union reports a bad item on `input`; the branch that got furthest names it. */
+function deepest(issue: Issue, prefix: PropertyKey[] = []): Issue {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== 'invalid_union' || issue.errors === undefined || issue.errors.length === 0) return { ...issue, path };
+  let best: Issue | undefined;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (first === undefined) continue;
+    const candidate = deepest(first, path);
+    if (best === undefined || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best ?? { ...issue, path };
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment as string];
+  }
+  return current;
+}
+
+/** parse.ts rules (missing → VALIDATION_4002, anything else → VALIDATION_4005, field named) on the deepest issue. */
+function parseStrict(body: unknown): ResponsesBody {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new GatewayError('VALIDATION_4005', 'The request body must be a JSON object.', { field: 'body' });
+  }
+  const result = responsesSchema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = deepest(result.error.issues[0] as unknown as Issue);
+  if (issue.code === 'unrecognized_keys') {
+    const field = fieldPath([...issue.path, issue.keys?.[0] ?? '']);
+    throw new GatewayError('VALIDATION_4005', `Unknown parameter "${field}".`, { field });
+  }
+  const field = fieldPath(issue.path);
+  const value = valueAt(body, issue.path);
+  if (issue.code !== 'custom' && issue.path.length > 0 && value === undefined) {
+    throw new GatewayError('VALIDATION_4002', `Missing required field "${field}".`, { field });
+  }
+  const got = typeof value === 'string' ? ` (got ${JSON.stringify(value)})` : '';
+  throw new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${issue.message}${got}.`, { field: field || 'body' });
+}
+
+function checkToolTypes(tools: unknown): void {
+  if (!Array.isArray(tools)) return;
+  tools.forEach((entry, index) => {
+    const type = (entry as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || (SUPPORTED_TOOL_TYPES as readonly string[]).includes(type)) return;
+    const field = `tools[${index}].type`;
+    const why = REFUSED_TOOL_TYPES[type];
+    const supported = SUPPORTED_TOOL_TYPES.join(', ');
+    throw new GatewayError(
+      'VALIDATION_4005',
+      why === undefined
+        ? `Tool type "${type}" is not supported by igw (supported: ${supported}).`
+        : `Tool type "${type}" is not supported by igw: ${why}. Supported tool types: ${supported}.`,
+      { field, tool_type: type },
+    );
+  });
+}
+
+/**
+ * The easy message form `{role, content}` has no `type`: it gets `type: "message"` so one
+ * discriminated union covers every item. item_reference is refused here, by index.
+ */
+function normalizeInputItems(input: unknown): void {
+  if (!Array.isArray(input)) return;
+  input.forEach((item, index) => {
+    if (item === null || typeof item !== 'object') return;
+    const record = item as Record<string, unknown>;
+    if (record['type'] === undefined && 'role' in record) record['type'] = 'message';
+    if (record['type'] === 'item_reference') {
+      throw new GatewayError('VALIDATION_4005', `Input item input[${index}] is an item_reference: igw keeps no items to refer to; send the item itself.`, { field: `input[${index}].type` });
+    }
+  });
+}

@@ -1,0 +1,97 @@
+import type { ToolCall } from '../chat/types.js';
+import type { ToolKind } from './tools.js';
+import type {
+  ApplyPatchOperation,
+  FileSearchResult,
+  OutputApplyPatchCallItem,
+  OutputFileSearchCallItem,
+  OutputFunctionCallItem,
+  OutputMessageItem,
+  OutputShellCallItem,
+  ResponsesOutputItem,
+} from './types.js';
+
+/**
+ * Output item builders shared by the non-stream translation (chat-to-responses.ts) and the
+ * stream state machine (stream/chat-to-response-events.ts), so both produce identical items.
+ * Item ids are derived from the response id and the item's output index: unique within the
+ * answer, stable, and the same whether the answer was streamed or not.
+ */
+
+const ITEM_PREFIX = { message: 'msg', function_call: 'fc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs' } as const;
+
+export function itemId(kind: keyof typeof ITEM_PREFIX, responseId: string, outputIndex: number): string {
+  return `${ITEM_PREFIX[kind]}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
+}
+
+/** A message with its text as one output_text part (a provider refusal is text too, as on the other surfaces). */
+export function messageItem(id: string, text: string, status: OutputMessageItem['status']): OutputMessageItem {
+  return { type: 'message', id, role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+/** A completed model tool call as the item its kind calls for (file_search calls are built by the runner). */
+export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search'>, responseId: string, outputIndex: number): ResponsesOutputItem {
+  switch (kind) {
+    case 'function':
+      return functionCallItem(itemId('function_call', responseId, outputIndex), call, 'completed');
+    case 'shell':
+      return shellCallItem(itemId('shell_call', responseId, outputIndex), call);
+    case 'apply_patch':
+      return applyPatchCallItem(itemId('apply_patch_call', responseId, outputIndex), call);
+    default: {
+      const unknownKind: never = kind;
+      throw new Error(`unhandled tool kind ${String(unknownKind)}`);
+    }
+  }
+}
+
+export function functionCallItem(id: string, call: ToolCall, status: OutputFunctionCallItem['status']): OutputFunctionCallItem {
+  return { type: 'function_call', id, call_id: call.id, name: call.function.name, arguments: call.function.arguments, status };
+}
+
+function shellCallItem(id: string, call: ToolCall): OutputShellCallItem {
+  const args = parseObject(call.function.arguments);
+  const commands = Array.isArray(args['commands']) ? args['commands'].filter((command): command is string => typeof command === 'string') : [];
+  // A weak model may send one command as a string.
+  if (commands.length === 0 && typeof args['command'] === 'string') commands.push(args['command']);
+  return {
+    type: 'shell_call',
+    id,
+    call_id: call.id,
+    action: { commands, timeout_ms: integerOrNull(args['timeout_ms']), max_output_length: integerOrNull(args['max_output_length']) },
+    environment: null,
+    status: 'completed',
+  };
+}
+
+function applyPatchCallItem(id: string, call: ToolCall): OutputApplyPatchCallItem {
+  const args = parseObject(call.function.arguments);
+  const path = typeof args['path'] === 'string' ? args['path'] : '';
+  const diff = typeof args['diff'] === 'string' ? args['diff'] : '';
+  const type = args['type'] === 'delete_file' || args['type'] === 'create_file' ? args['type'] : 'update_file';
+  const operation: ApplyPatchOperation = type === 'delete_file' ? { type, path } : { type, path, diff };
+  return { type: 'apply_patch_call', id, call_id: call.id, operation, status: 'completed' };
+}
+
+export function fileSearchCallItem(id: string, query: string, status: OutputFileSearchCallItem['status'], results: FileSearchResult[] | null): OutputFileSearchCallItem {
+  return { type: 'file_search_call', id, queries: [query], status, results };
+}
+
+/** The query of a file_search function call (empty when the model sent none). */
+export function fileSearchQuery(call: ToolCall): string {
+  const query = parseObject(call.function.arguments)['query'];
+  return typeof query === 'string' ? query : '';
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function integerOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}

@@ -1,0 +1,120 @@
+import type { FunctionTool, ToolChoice } from '../chat/types.js';
+import type { FileSearchToolDefinition, ResponsesTool, ResponsesToolChoice } from './types.js';
+
+/**
+ * How each surface tool reaches the model (spec "POST /v1/responses", tools). Every tool the hub
+ * can serve is offered as a function; its kind says what a call of it becomes:
+ * - `function`: the client's own function → a `function_call` item;
+ * - `shell` (also `function_shell`) and `apply_patch`: client-executed built-ins → `shell_call` /
+ *   `apply_patch_call` items in OpenAI's shapes, so agents written for them run their own tools;
+ * - `file_search`: executed by igw itself against the caller's vector stores → a
+ *   `file_search_call` item, and the model continues with the results.
+ * web_search / web_search_preview have no hub form: only a provider that speaks the Responses
+ * API natively can run them (endpoints/responses-native.ts).
+ */
+
+export type ToolKind = 'function' | 'shell' | 'apply_patch' | 'file_search';
+
+export interface ToolPlan {
+  /** The functions offered to the model, in request order. */
+  functions: FunctionTool[];
+  /** Function name → what a call of it becomes. */
+  kinds: ReadonlyMap<string, ToolKind>;
+  fileSearch: FileSearchToolDefinition | undefined;
+  webSearch: boolean;
+}
+
+export const SHELL_FUNCTION: FunctionTool['function'] = {
+  name: 'shell',
+  description:
+    "Runs shell commands in the user's environment, in order, and returns their stdout, stderr and exit codes. Use it to inspect or change files and to run programs.",
+  parameters: {
+    type: 'object',
+    properties: {
+      commands: { type: 'array', items: { type: 'string' }, description: 'The commands to run, in order.' },
+      timeout_ms: { type: 'integer', description: 'Optional wall-clock limit for the commands, in milliseconds.' },
+      max_output_length: { type: 'integer', description: 'Optional limit on the characters of output to return.' },
+    },
+    required: ['commands'],
+    additionalProperties: false,
+  },
+};
+
+export const APPLY_PATCH_FUNCTION: FunctionTool['function'] = {
+  name: 'apply_patch',
+  description:
+    'Creates, updates or deletes one file in the user\'s workspace. For create_file and update_file, "diff" is the change as a unified diff (V4A: lines prefixed with +, - or a space, hunks introduced by @@). delete_file needs only the path.',
+  parameters: {
+    type: 'object',
+    properties: {
+      type: { type: 'string', enum: ['create_file', 'update_file', 'delete_file'] },
+      path: { type: 'string', description: 'Path of the file, relative to the workspace root.' },
+      diff: { type: 'string', description: 'The unified diff (create_file and update_file).' },
+    },
+    required: ['type', 'path'],
+    additionalProperties: false,
+  },
+};
+
+export const FILE_SEARCH_FUNCTION: FunctionTool['function'] = {
+  name: 'file_search',
+  description: "Searches the user's uploaded files and returns the most relevant passages with their file names. Use it to answer questions about those files.",
+  parameters: {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'What to look for, as a short search query.' } },
+    required: ['query'],
+    additionalProperties: false,
+  },
+};
+
+/** The request's tools as hub functions plus the kind of each (names are unique: validation checks it). */
+export function planTools(tools: readonly ResponsesTool[] | undefined): ToolPlan {
+  const functions: FunctionTool[] = [];
+  const kinds = new Map<string, ToolKind>();
+  let fileSearch: FileSearchToolDefinition | undefined;
+  let webSearch = false;
+  for (const tool of tools ?? []) {
+    switch (tool.type) {
+      case 'function': {
+        const definition: FunctionTool['function'] = { name: tool.name };
+        if (tool.description != null && tool.description !== '') definition.description = tool.description;
+        if (tool.parameters != null) definition.parameters = tool.parameters;
+        if (tool.strict != null) definition.strict = tool.strict;
+        functions.push({ type: 'function', function: definition });
+        kinds.set(tool.name, 'function');
+        break;
+      }
+      case 'shell':
+      case 'function_shell':
+        functions.push({ type: 'function', function: SHELL_FUNCTION });
+        kinds.set(SHELL_FUNCTION.name, 'shell');
+        break;
+      case 'apply_patch':
+        functions.push({ type: 'function', function: APPLY_PATCH_FUNCTION });
+        kinds.set(APPLY_PATCH_FUNCTION.name, 'apply_patch');
+        break;
+      case 'file_search':
+        functions.push({ type: 'function', function: FILE_SEARCH_FUNCTION });
+        kinds.set(FILE_SEARCH_FUNCTION.name, 'file_search');
+        fileSearch = tool;
+        break;
+      case 'web_search':
+      case 'web_search_preview':
+        webSearch = true;
+        break;
+      default: {
+        const unknownTool: never = tool;
+        throw new Error(`unhandled tool ${JSON.stringify(unknownTool)}`);
+      }
+    }
+  }
+  return { functions, kinds, fileSearch, webSearch };
+}
+
+/** Surface tool_choice → hub tool_choice (a built-in tool is chosen by its function's name). */
+export function hubToolChoice(choice: ResponsesToolChoice): ToolChoice {
+  if (typeof choice === 'string') return choice;
+  if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
+  if (choice.type === 'web_search' || choice.type === 'web_search_preview') return 'required';
+  return { type: 'function', function: { name: choice.type } };
+}
