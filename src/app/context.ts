@@ -1,6 +1,8 @@
+import type { Activity } from './activity.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { BatchService } from '../batches/batch-service.js';
 import type { Config } from '../config/load.js';
 import type { FileStore } from '../files/file-store.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -30,4 +32,8 @@ export interface AppContext {
   vectorStores: VectorStoreService;
   /** Stored files (/v1/files, batch inputs and outputs, vector store sources), sealed at rest. */
   files: FileStore;
+  /** Batches: records and the in-process runner (started once the app context exists). */
+  batches: BatchService;
+  /** Live counters and running tasks for the `igw serve` dashboard (services report into it). */
+  activity: Activity;
 }

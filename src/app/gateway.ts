@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
+import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
@@ -21,6 +22,7 @@ import { randomIds, type IdGenerator } from '../util/ids.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
 import { documentTools } from '../vector-stores/default-document-tools.js';
 import { VectorStoreService } from '../vector-stores/service.js';
+import { Activity } from './activity.js';
 import type { AppContext } from './context.js';
 
 export interface GatewayOptions {
@@ -66,6 +68,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
+    const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
+    // Before the store closes: rows in flight stop and the batch records are saved.
+    cleanups.push(() => batches.close());
     const app: AppContext = {
       config: options.config,
       store,
@@ -80,8 +85,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       dataKey,
       vectorStores,
       files,
+      batches,
+      activity: new Activity(() => clock.now()),
     };
     await vectorStores.start(app, documentTools(app));
+    batches.start(app, ROUTES);
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);

@@ -1,4 +1,5 @@
 import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js';
+import { BATCH_READ_SCOPES, handleCancelBatch, handleCreateBatch, handleListBatches, handleRetrieveBatch } from '../endpoints/batches.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
 import { FILES_READ_SCOPES, FILES_WRITE_SCOPES, handleCreateFile, handleDeleteFile, handleFileContent, handleListFiles, handleRetrieveFile } from '../endpoints/files.js';
@@ -11,7 +12,7 @@ import { handleCancelFileBatch, handleCreateFileBatch, handleListFileBatchFiles,
 import { handleVectorStoreAttachFile, handleVectorStoreDeleteFile, handleVectorStoreFileContent, handleVectorStoreListFiles, handleVectorStoreRetrieveFile, handleVectorStoreUpdateFile } from '../endpoints/vector-stores/files.js';
 import { handleSearch } from '../endpoints/vector-stores/search.js';
 import { handleVectorStoreUpload } from '../endpoints/vector-stores/upload.js';
-import { handleTextSource, handleUrlSource } from '../endpoints/vector-stores/sources.js';
+import { handleTextSource } from '../endpoints/vector-stores/sources.js';
 import { handleCreateVectorStore, handleDeleteVectorStore, handleListVectorStores, handleRetrieveVectorStore, handleUpdateVectorStore } from '../endpoints/vector-stores/stores.js';
 import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import type { ErrorDialect } from '../errors/render.js';
@@ -47,6 +48,10 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/v1/files/{id}', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveFile },
   { method: 'GET', path: '/v1/files/{id}/content', scope: FILES_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleFileContent },
   { method: 'DELETE', path: '/v1/files/{id}', scope: FILES_WRITE_SCOPES, body: 'none', dialect: 'gateway', handler: handleDeleteFile },
+  { method: 'POST', path: '/v1/batches', scope: null, body: 'json', dialect: 'gateway', handler: handleCreateBatch },
+  { method: 'GET', path: '/v1/batches', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleListBatches },
+  { method: 'GET', path: '/v1/batches/{id}', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveBatch },
+  { method: 'POST', path: '/v1/batches/{id}/cancel', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleCancelBatch },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
   ...vectorStoreRoutes(),
 ];
@@ -69,7 +74,6 @@ function vectorStoreRoutes(): GatewayRoute[] {
     ['DELETE', `${base}/{vector_store_id}/files/{file_id}`, write, 'none', handleVectorStoreDeleteFile],
     ['GET', `${base}/{vector_store_id}/files/{file_id}/content`, read, 'none', handleVectorStoreFileContent],
     ['POST', `${base}/{vector_store_id}/files/upload`, write, 'none', handleVectorStoreUpload],
-    ['POST', `${base}/{vector_store_id}/sources/url`, write, 'json', handleUrlSource],
     ['POST', `${base}/{vector_store_id}/sources/text`, write, 'json', handleTextSource],
     ['POST', `${base}/{vector_store_id}/file_batches`, write, 'json', handleCreateFileBatch],
     ['GET', `${base}/{vector_store_id}/file_batches/{batch_id}`, read, 'none', handleRetrieveFileBatch],

@@ -12,6 +12,7 @@ import { overheadMs, type CallLog, type CallTiming, type RequestCall } from './r
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import type { GatewayRoute } from './routes.js';
+import type { RequestLogEntry } from '../store/request-log.js';
 
 export interface RunningServer {
   server: Server;
@@ -29,6 +30,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | null = null;
+  app.activity.watchInFlight(() => inFlight);
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     inFlight += 1;
@@ -86,7 +88,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       Object.assign(headers, rateLimitHeaders(app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now())));
       if (route.scope !== null) requireScope(principal.scopes, route.scope);
       // Spec "Authentication" §7: vector stores also need the key's vault access flag.
-      if (route.vault === true && !principal.vaultAccess) throw new GatewayError('insufficient_permissions');
+      if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
       const body = route.body === 'json' ? await readJsonBody(request, app.config.server.max_body_bytes) : undefined;
       const abort = new AbortController();
       response.once('close', () => {
@@ -151,8 +153,9 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   };
 }
 
-function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
-  app.store.requestLog.append({
+/** One request-log line (also written for batch rows run in process, src/batches/in-process-call.ts). */
+export function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
+  const entry: RequestLogEntry = {
     time: new Date(app.clock.now()).toISOString(),
     request_id: requestId,
     key_id: call?.principal.keyId ?? null,
@@ -172,7 +175,9 @@ function appendLog(app: AppContext, requestId: string, endpoint: string, call: R
     energy_kwh: log.energy_kwh ?? 0,
     carbon_g_co2: log.carbon_g_co2 ?? 0,
     stream: log.stream ?? false,
-  });
+  };
+  app.store.requestLog.append(entry);
+  app.activity.recordRequest(entry);
 }
 
 /**

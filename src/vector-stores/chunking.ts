@@ -1,14 +1,12 @@
+import { reportedChunkingStrategy, resolveChunkingStrategy } from '../chunking/index.js';
 import type { StaticChunking, StoreChunking } from './records.js';
 
-// INTERIM (not to land): replaced by src/chunking's resolveChunkingStrategy when it lands.
-const AUTO: StaticChunking = { type: 'static', static: { max_chunk_size_tokens: 800, chunk_overlap_tokens: 400 } };
-
+/** A store's default strategy from the create body (validated: static 100–4096, overlap ≤ half); null when none given. */
 export function storeChunking(input: unknown): StoreChunking | null {
-  if (input === undefined) return null;
-  return input as StoreChunking;
+  return input === undefined || input === null ? null : resolveChunkingStrategy(input);
 }
 
-export function fileChunking(input: unknown, storeDefault: StoreChunking | null): StaticChunking {
-  if (input === undefined) return storeDefault?.type === 'static' ? storeDefault : AUTO;
-  return input as StaticChunking;
+/** A file's strategy: its own, else the fallback (request or store), else auto; reported as the concrete static values. */
+export function fileChunking(input: unknown, fallback: StoreChunking | null): StaticChunking {
+  return reportedChunkingStrategy(resolveChunkingStrategy(input, fallback ?? undefined));
 }

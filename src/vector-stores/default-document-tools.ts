@@ -1,16 +1,13 @@
 import type { AppContext } from '../app/context.js';
+import { chunkOptionsFor, chunkText } from '../chunking/index.js';
+import { extractDocument } from '../documents/extract.js';
 import type { DocumentTools } from './document-tools.js';
 
-// INTERIM (not to land): wired to src/documents and src/chunking when they land.
+/** The document layer (src/documents, src/chunking) as ingestion uses it. */
 export function documentTools(app: AppContext): DocumentTools {
   void app;
   return {
-    extract: async () => {
-      throw Object.assign(new Error('no parser yet'), { code: 'unsupported_file' });
-    },
-    chunk: (text) => text.split(/\n{2,}/).filter((part) => part.trim() !== '').map((part) => ({ text: part, tokens: part.split(/\s+/).length })),
-    fetchUrl: async () => {
-      throw Object.assign(new Error('no fetcher yet'), { code: 'invalid_file' });
-    },
+    extract: (input) => extractDocument(input),
+    chunk: (text, strategy) => chunkText(text, chunkOptionsFor(strategy)),
   };
 }

@@ -20,5 +20,6 @@ export interface FetchedDocument {
 export interface DocumentTools {
   extract(input: { bytes: Buffer; filename: string; mimeType?: string | undefined }): Promise<{ text: string }>;
   chunk(text: string, strategy: StaticChunking): TextChunk[];
-  fetchUrl(url: string, signal: AbortSignal): Promise<FetchedDocument>;
+  /** Absent until the URL fetcher is available: sources/url is then not offered. */
+  fetchUrl?(url: string, signal: AbortSignal): Promise<FetchedDocument>;
 }

@@ -386,6 +386,7 @@ export class VectorStoreService {
       case 'text':
         return (await this.readSource(file.vector_store_id, file.id)).toString('utf8');
       case 'url': {
+        if (tools.fetchUrl === undefined) throw new IngestFailure({ code: 'server_error', message: 'Web pages cannot be fetched by this build.' });
         const fetched = await tools.fetchUrl(file.source.url, signal);
         return (await tools.extract({ bytes: fetched.bytes, filename: fetched.filename, mimeType: fetched.mimeType })).text;
       }

@@ -1,0 +1,206 @@
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { AppContext } from '../app/context.js';
+import type { Principal } from '../auth/authenticate.js';
+import type { Config } from '../config/load.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { FileStore } from '../files/file-store.js';
+import type { GatewayRoute } from '../http/routes.js';
+import { ensureDataDir } from '../store/db.js';
+import type { Clock } from '../util/clock.js';
+import type { IdGenerator } from '../util/ids.js';
+import type { Logger } from '../util/logger.js';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type BatchEndpoint, type BatchRecord } from './batch-record.js';
+import { BatchRepository } from './batch-repository.js';
+import { completionWindowSeconds } from './completion-window.js';
+import { BatchRun } from './batch-run.js';
+import { countValidRows, MAX_BATCH_FILE_BYTES } from './input-rows.js';
+import { readJsonlLines } from './jsonl.js';
+import { Semaphore } from './semaphore.js';
+
+export interface BatchServiceDeps {
+  dataDir: string;
+  config: Config;
+  files: FileStore;
+  key: Buffer;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+}
+
+export interface NewBatch {
+  input_file_id: string;
+  endpoint: BatchEndpoint;
+  completion_window: string;
+  metadata: Record<string, string> | null;
+}
+
+export interface BatchPage {
+  data: BatchRecord[];
+  has_more: boolean;
+}
+
+/** Longest input line: the request body limit of a live request. */
+export function maxLineBytes(config: Config): number {
+  return config.server.max_body_bytes;
+}
+
+/**
+ * Batches (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
+ * Created with the stores; start() hands it the app context and the route table (so rows run
+ * through the very handlers of live requests) and resumes batches a previous process left active.
+ */
+export class BatchService {
+  private readonly runs = new Map<string, BatchRun>();
+  private readonly semaphore: Semaphore;
+  private app: AppContext | null = null;
+  private routes: readonly GatewayRoute[] = [];
+  private closed = false;
+  readonly folder: string;
+
+  private constructor(
+    private readonly deps: BatchServiceDeps,
+    private readonly repository: BatchRepository,
+  ) {
+    this.semaphore = new Semaphore(deps.config.batches.concurrency);
+    this.folder = path.join(deps.dataDir, 'batches');
+  }
+
+  static async open(deps: BatchServiceDeps): Promise<BatchService> {
+    await ensureDataDir(deps.dataDir, 'batches');
+    const service = new BatchService(deps, await BatchRepository.open(deps.dataDir));
+    await service.removeStaleLogs();
+    return service;
+  }
+
+  /** Results logs of finished batches (a crash between the terminal status and the log's removal). */
+  private async removeStaleLogs(): Promise<void> {
+    const active = new Set(this.repository.all().filter((record) => ACTIVE_STATUSES.has(record.status)).map((record) => `${record.id}.results`));
+    for (const name of await readdir(this.folder)) {
+      if (!active.has(name)) await rm(path.join(this.folder, name), { force: true });
+    }
+  }
+
+  /** Starts (or resumes) every batch that is not finished. */
+  start(app: AppContext, routes: readonly GatewayRoute[]): void {
+    this.app = app;
+    this.routes = routes;
+    for (const record of this.repository.all()) {
+      if (ACTIVE_STATUSES.has(record.status)) this.launch(record);
+    }
+  }
+
+  private launch(record: BatchRecord): void {
+    if (this.app === null || this.closed || this.runs.has(record.id)) return;
+    const route = this.routes.find((candidate) => candidate.method === 'POST' && candidate.path === record.endpoint);
+    const run = new BatchRun(record, {
+      app: this.app,
+      route,
+      repository: this.repository,
+      files: this.deps.files,
+      semaphore: this.semaphore,
+      key: this.deps.key,
+      logPath: path.join(this.folder, `${record.id}.results`),
+      maxLineBytes: maxLineBytes(this.deps.config),
+      maxRequests: this.deps.config.batches.max_requests_per_file,
+    });
+    this.runs.set(record.id, run);
+    void run.execute().finally(() => this.runs.delete(record.id));
+  }
+
+  /**
+   * Every create-time check of the spec, in order: the input file exists and is the caller's
+   * (INFERENCE_3302), has purpose batch (3303), is at most 105 MB (3304), and streams through
+   * line-by-line validation (3306 unparsable line, 3303 shape/url/duplicate custom_id, 3305 too
+   * many requests). Endpoint, scope, window and metadata are checked by the endpoint before.
+   */
+  async create(principal: Principal, batch: NewBatch): Promise<BatchRecord> {
+    const windowSeconds = completionWindowSeconds(batch.completion_window);
+    const file = await this.deps.files.get(principal.account, batch.input_file_id);
+    if (file === undefined) {
+      throw new GatewayError('INFERENCE_3302', `No file with id "${batch.input_file_id}" (upload it with POST /v1/files, purpose "batch", using a key of this account).`, { field: 'input_file_id' });
+    }
+    if (file.purpose !== 'batch') {
+      throw new GatewayError('INFERENCE_3303', `File ${file.id} has purpose "${file.purpose}"; a batch input must be uploaded with purpose "batch".`, { field: 'input_file_id' });
+    }
+    if (file.bytes > MAX_BATCH_FILE_BYTES) {
+      throw new GatewayError('INFERENCE_3304', `File ${file.id} is ${file.bytes} bytes; a batch input may be at most 105 MB (${MAX_BATCH_FILE_BYTES} bytes). Split it.`, { field: 'input_file_id', limit_bytes: MAX_BATCH_FILE_BYTES });
+    }
+    const source = this.deps.files.openRead(file);
+    let total: number;
+    try {
+      total = await countValidRows(readJsonlLines(source, maxLineBytes(this.deps.config)), { endpoint: batch.endpoint, maxRequests: this.deps.config.batches.max_requests_per_file });
+    } finally {
+      source.destroy();
+    }
+    const now = Math.floor(this.deps.clock.now() / 1000);
+    const record: BatchRecord = {
+      id: this.deps.ids.next('batch_'),
+      account: principal.account,
+      key_id: principal.keyId,
+      scopes: [...principal.scopes],
+      endpoint: batch.endpoint,
+      input_file_id: file.id,
+      completion_window: batch.completion_window,
+      status: 'queued',
+      output_file_id: null,
+      error_file_id: null,
+      errors: null,
+      created_at: now,
+      in_progress_at: null,
+      expires_at: now + windowSeconds,
+      finalizing_at: null,
+      completed_at: null,
+      failed_at: null,
+      expired_at: null,
+      cancelling_at: null,
+      cancelled_at: null,
+      total,
+      succeeded: 0,
+      errored: 0,
+      metadata: batch.metadata,
+    };
+    await this.repository.insert(record);
+    this.launch(record);
+    return record;
+  }
+
+  get(accountId: string, id: string): BatchRecord | undefined {
+    const record = this.repository.get(id);
+    return record !== undefined && record.account === accountId ? record : undefined;
+  }
+
+  /** Newest first; `after` is the id of the last batch of the previous page. */
+  list(accountId: string, options: { limit: number; after?: string }): BatchPage {
+    let batches = this.repository.all().filter((record) => record.account === accountId).reverse();
+    if (options.after !== undefined) {
+      const index = batches.findIndex((record) => record.id === options.after);
+      batches = index === -1 ? [] : batches.slice(index + 1);
+    }
+    return { data: batches.slice(0, options.limit), has_more: batches.length > options.limit };
+  }
+
+  /** queued or in_progress → cancelling; the run stops, keeps finished rows, then cancelled. */
+  async cancel(accountId: string, id: string): Promise<BatchRecord> {
+    const record = this.get(accountId, id);
+    if (record === undefined) throw new GatewayError('RESOURCE_5411', `No batch with id "${id}".`, { batch_id: id });
+    if (record.status === 'cancelling' || record.status === 'cancelled') return record;
+    if (TERMINAL_STATUSES.has(record.status) || record.status === 'finalizing') {
+      throw new GatewayError('RESOURCE_5412', `Batch ${id} is ${record.status}; only a queued or in-progress batch can be cancelled.`, { status: record.status });
+    }
+    record.status = 'cancelling';
+    record.cancelling_at = Math.floor(this.deps.clock.now() / 1000);
+    await this.repository.save();
+    const run = this.runs.get(id);
+    if (run !== undefined) run.stop('cancel');
+    else this.launch(record);
+    return record;
+  }
+
+  /** Stops every run (rows in flight are abandoned and run again at the next start) and saves. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.runs.values()].map((run) => run.stopAndWait('shutdown')));
+    await this.repository.close();
+  }
+}
