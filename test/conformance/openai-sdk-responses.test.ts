@@ -88,6 +88,55 @@ describe('openai SDK responses against local-echo', () => {
     expect(Number.isInteger(JSON.parse(response.output_text).n)).toBe(true);
   });
 
+  /** The same answer from two calls: ids and timestamps differ per call, nothing else may. */
+  const comparable = (response: unknown): unknown => {
+    const { id, created_at: _created, output_text: _text, output_parsed: _parsed, ...rest } = response as Record<string, unknown> & { id: string };
+    const bare = id.replace(/^resp_/, '');
+    const text = JSON.stringify(rest).split(bare).join('ID');
+    // The SDK's stream helper adds parsed placeholders to items; create() does not.
+    return JSON.parse(text, (key, value) => (key === 'parsed' || key === 'parsed_arguments' ? undefined : value));
+  };
+
+  it.each([
+    ['text', { input: 'Streaming through the responses surface, token by token.' }],
+    ['forced function call', { input: 'Weather in Paris?', tools: [weatherTool], tool_choice: 'required' as const }],
+    ['max_output_tokens', { input: 'one two three four five six seven', max_output_tokens: 3 }],
+    ['shell and apply_patch', { input: 'fix it', tools: [{ type: 'shell' as const }, { type: 'apply_patch' as const }], tool_choice: { type: 'apply_patch' as const } }],
+  ])('stream (%s): finalResponse() equals the non-stream answer, billing included', async (_name, body) => {
+    const client = igw.openai();
+    const request = { model: 'local-echo', ...body } as Parameters<typeof client.responses.create>[0] & { stream?: false };
+    const plain = await client.responses.create(request);
+    const stream = client.responses.stream(request as never);
+    const types: string[] = [];
+    stream.on('event', (event) => types.push(event.type));
+    const final = await stream.finalResponse();
+    expect(comparable(final)).toEqual(comparable(plain));
+    expect((final as unknown as { billing_cost: unknown }).billing_cost).toEqual({ energy: '0', credits: '0', paid_with: 'energy' });
+    expect(types.slice(0, 2)).toEqual(['response.created', 'response.in_progress']);
+    expect(types[types.length - 1]).toBe('response.completed');
+  });
+
+  it('stream: text arrives as output_text.delta events in order', async () => {
+    const stream = igw.openai().responses.stream({ model: 'local-echo', input: 'alpha beta gamma delta' });
+    let text = '';
+    const sequence: number[] = [];
+    for await (const event of stream) {
+      sequence.push(event.sequence_number);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+    expect(text).toBe('alpha beta gamma delta');
+    expect(sequence).toEqual(sequence.map((_value, index) => index));
+  });
+
+  it('stream: function call arguments stream as deltas and fold into the item', async () => {
+    const stream = igw.openai().responses.stream({ model: 'local-echo', input: 'Weather in Rome?', tools: [weatherTool], tool_choice: 'required' });
+    let deltas = 0;
+    stream.on('response.function_call_arguments.delta', () => (deltas += 1));
+    const final = await stream.finalResponse();
+    expect(deltas).toBeGreaterThan(0);
+    expect(final.output[0]).toMatchObject({ type: 'function_call', name: 'get_weather', status: 'completed' });
+  });
+
   describe('rejections', () => {
     const rejected = async (body: Record<string, unknown>): Promise<APIError> => {
       try {

@@ -54,25 +54,26 @@ export interface TurnOutput {
 }
 
 /**
- * A hub answer (one model turn) → output items, numbered from `firstIndex`: a message item when
- * there is text (or a refusal), then one item per client-side tool call in order. file_search
- * calls are returned apart: the caller runs them and adds their items after these, exactly
- * where the stream state machine puts them.
+ * A hub answer (one model turn) → output items, numbered from `firstIndex`, in the order the
+ * stream state machine emits them: a message item when there is text (a refusal counts as
+ * text), then the function calls, then the shell / apply_patch calls (the stream holds those
+ * until their arguments are complete). file_search calls are returned apart: the caller runs
+ * them and adds their items after these.
  */
 export function turnOutput(response: ChatResponse, tools: ToolPlan, responseId: string, firstIndex: number): TurnOutput {
   const choice = response.choices[0];
   const items: ResponsesOutputItem[] = [];
   const internalCalls: ToolCall[] = [];
-  const text = choice?.message.content ?? '';
-  const refusal = choice?.message.refusal ?? '';
+  const text = (choice?.message.content ?? '') + (choice?.message.refusal ?? '');
   const finishReason = choice?.finish_reason ?? null;
-  if (text !== '' || refusal !== '') {
-    items.push(messageItem(itemId('message', responseId, firstIndex), text, messageStatus(finishReason), refusal));
-  }
-  for (const call of choice?.message.tool_calls ?? []) {
-    const kind = tools.kinds.get(call.function.name) ?? 'function';
-    if (kind === 'file_search') internalCalls.push(call);
-    else items.push(toolCallItem(call, kind, responseId, firstIndex + items.length));
+  if (text !== '') items.push(messageItem(itemId('message', responseId, firstIndex), text, messageStatus(finishReason)));
+  const calls = choice?.message.tool_calls ?? [];
+  const kindOf = (call: ToolCall) => tools.kinds.get(call.function.name) ?? 'function';
+  for (const call of calls) if (kindOf(call) === 'function') items.push(toolCallItem(call, 'function', responseId, firstIndex + items.length));
+  for (const call of calls) {
+    const kind = kindOf(call);
+    if (kind === 'shell' || kind === 'apply_patch') items.push(toolCallItem(call, kind, responseId, firstIndex + items.length));
+    else if (kind === 'file_search') internalCalls.push(call);
   }
   return { items, internalCalls, finishReason };
 }

@@ -24,11 +24,9 @@ export function itemId(kind: keyof typeof ITEM_PREFIX, responseId: string, outpu
   return `${ITEM_PREFIX[kind]}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
 }
 
-export function messageItem(id: string, text: string, status: OutputMessageItem['status'], refusal = ''): OutputMessageItem {
-  const content: OutputMessageItem['content'] = [];
-  if (text !== '' || refusal === '') content.push({ type: 'output_text', text, annotations: [] });
-  if (refusal !== '') content.push({ type: 'refusal', refusal });
-  return { type: 'message', id, role: 'assistant', status, content };
+/** A message with its text as one output_text part (a provider refusal is text too, as on the other surfaces). */
+export function messageItem(id: string, text: string, status: OutputMessageItem['status']): OutputMessageItem {
+  return { type: 'message', id, role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
 }
 
 /** A completed model tool call as the item its kind calls for (file_search calls are built by the runner). */

@@ -109,7 +109,7 @@ export interface OutputMessageItem {
   id: string;
   role: 'assistant';
   status: 'completed' | 'incomplete' | 'in_progress';
-  content: Array<{ type: 'output_text'; text: string; annotations: unknown[] } | { type: 'refusal'; refusal: string }>;
+  content: Array<{ type: 'output_text'; text: string; annotations: unknown[] }>;
 }
 export interface OutputFunctionCallItem { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' | 'in_progress' }
 export interface OutputShellCallItem { type: 'shell_call'; id: string; call_id: string; action: { commands: string[]; timeout_ms: number | null; max_output_length: number | null }; environment: null; status: 'completed' | 'in_progress' }
@@ -168,8 +168,6 @@ export type ResponseStreamEvent = Sequenced<
   | { type: 'response.content_part.added' | 'response.content_part.done'; item_id: string; output_index: number; content_index: number; part: OutputMessageItem['content'][number] }
   | { type: 'response.output_text.delta'; item_id: string; output_index: number; content_index: number; delta: string; logprobs: [] }
   | { type: 'response.output_text.done'; item_id: string; output_index: number; content_index: number; text: string; logprobs: [] }
-  | { type: 'response.refusal.delta'; item_id: string; output_index: number; content_index: number; delta: string }
-  | { type: 'response.refusal.done'; item_id: string; output_index: number; content_index: number; refusal: string }
   | { type: 'response.function_call_arguments.delta'; item_id: string; output_index: number; delta: string }
   | { type: 'response.function_call_arguments.done'; item_id: string; output_index: number; name: string; arguments: string }
   | { type: 'response.file_search_call.in_progress' | 'response.file_search_call.searching' | 'response.file_search_call.completed'; item_id: string; output_index: number }

@@ -20,7 +20,7 @@ describe('turnOutput', () => {
   it.each<[string, ChatResponse, unknown[], string[]]>([
     ['text → one message item', hub('hi', null, 'stop'), [{ type: 'message', id: 'msg_abc_0', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }], []],
     ['length → incomplete message', hub('h', null, 'length'), [{ type: 'message', status: 'incomplete' }], []],
-    ['refusal → refusal part', hub(null, null, 'stop', 'no'), [{ type: 'message', content: [{ type: 'refusal', refusal: 'no' }] }], []],
+    ['refusal → message text', hub(null, null, 'stop', 'no'), [{ type: 'message', content: [{ type: 'output_text', text: 'no' }] }], []],
     [
       'text then function call',
       hub('checking', [call('call_1', 'f', '{"a":1}')], 'tool_calls'),
