@@ -88,7 +88,7 @@ describe('/v1/responses through an OpenAI-compatible provider', () => {
     expect(answer.json.error.code).toMatch(/^INFERENCE_/);
     const streamed = await streamEvents(igw.url, igw.key, { model: 'up-chat', input: 'x' });
     expect(streamed.status).toBeGreaterThanOrEqual(400);
-    expect(streamed.events[0].error.code).toMatch(/^INFERENCE_/);
+    expect(streamed.events[0]!.error.code).toMatch(/^INFERENCE_/);
   });
 
   it('stream: upstream chunks → response events with sequence numbers and names; usage and billing on response.completed', async () => {
