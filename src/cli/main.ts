@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AdminError } from '../admin/admin-error.js';
 import { registerAccounts } from './commands/accounts.js';
+import { registerBatch } from './commands/batch.js';
 import { registerConfig } from './commands/config.js';
 import { registerKeys } from './commands/keys.js';
 import { registerModels } from './commands/models.js';
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<void> {
   registerKeys(program, globals);
   registerAccounts(program, globals);
   registerModels(program, globals);
+  registerBatch(program, globals);
   registerUsage(program, globals);
   registerConfig(program, globals);
   for (const command of program.commands) {
