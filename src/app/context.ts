@@ -1,3 +1,4 @@
+import type { Activity } from './activity.js';
 import type { RateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -30,4 +31,6 @@ export interface AppContext {
   files: FileStore;
   /** Batches: records and the in-process runner (started once the app context exists). */
   batches: BatchService;
+  /** Live counters and running tasks for the `igw serve` dashboard (services report into it). */
+  activity: Activity;
 }

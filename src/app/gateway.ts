@@ -20,6 +20,7 @@ import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
+import { Activity } from './activity.js';
 import type { AppContext } from './context.js';
 
 export interface GatewayOptions {
@@ -80,6 +81,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       dataKey,
       files,
       batches,
+      activity: new Activity(() => clock.now()),
     };
     batches.start(app, ROUTES);
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);

@@ -2,10 +2,12 @@ import { Command, CommanderError } from 'commander';
 import { AdminError } from '../admin/admin-error.js';
 import { registerAccounts } from './commands/accounts.js';
 import { registerBatch } from './commands/batch.js';
+import { registerBlueprints } from './commands/blueprints.js';
 import { registerConfig } from './commands/config.js';
 import { registerKeys } from './commands/keys.js';
 import { registerModels } from './commands/models.js';
 import { registerServe } from './commands/serve.js';
+import { registerSkills } from './commands/skills.js';
 import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './global-options.js';
 import { UserError } from './user-error.js';
@@ -30,6 +32,8 @@ export async function main(argv: string[]): Promise<void> {
   registerModels(program, globals);
   registerBatch(program, globals);
   registerUsage(program, globals);
+  registerBlueprints(program, globals);
+  registerSkills(program, globals);
   registerConfig(program, globals);
   for (const command of program.commands) {
     command.exitOverride();

@@ -2,6 +2,7 @@ import { createAccount, listAccounts, setAccount } from '../admin/accounts-admin
 import { createKey, listKeys, revokeKey, rotateKey, type CreateKeyOptions } from '../admin/keys-admin.js';
 import type { Config } from '../config/load.js';
 import type { Store } from '../store/store.js';
+import { createVaultItem, listVaultItems, removeVaultItem, showVaultItem, type VaultArgs } from '../vault/vault-admin.js';
 
 /** Every state-changing CLI operation, by name: run in-process by the server, or directly by the CLI. */
 export interface AdminOperations {
@@ -12,6 +13,10 @@ export interface AdminOperations {
   'accounts.list': (args: Record<string, never>) => ReturnType<typeof listAccounts>;
   'accounts.create': (args: { id: string; plan?: string }) => ReturnType<typeof createAccount>;
   'accounts.set': (args: { id: string; plan?: string; energy?: string; credits?: string }) => ReturnType<typeof setAccount>;
+  'vault.create': (args: VaultArgs & { document: unknown }) => ReturnType<typeof createVaultItem>;
+  'vault.list': (args: VaultArgs) => ReturnType<typeof listVaultItems>;
+  'vault.show': (args: VaultArgs & { id: string }) => ReturnType<typeof showVaultItem>;
+  'vault.rm': (args: VaultArgs & { id: string }) => ReturnType<typeof removeVaultItem>;
 }
 
 export type AdminOperationName = keyof AdminOperations;
@@ -25,5 +30,9 @@ export function adminOperations(store: Store, config: Config): AdminOperations {
     'accounts.list': () => listAccounts(store),
     'accounts.create': (args) => createAccount(store, config, args.id, args.plan),
     'accounts.set': (args) => setAccount(store, config, args.id, args),
+    'vault.create': (args) => createVaultItem(store, config, args),
+    'vault.list': (args) => listVaultItems(store, config, args),
+    'vault.show': (args) => showVaultItem(store, config, args),
+    'vault.rm': (args) => removeVaultItem(store, config, args),
   };
 }

@@ -13,6 +13,9 @@ import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { inlineImageUrls } from './shared/inline-images.js';
 import { parseRequest } from './validation/parse.js';
+import { applyBlueprintFields, sendDirectChat } from '../blueprints/chat.js';
+import { guardCompletion, ChunkGuard } from '../blueprints/guard-output.js';
+import type { OutputGuard } from '../blueprints/output-guard.js';
 import { chatCompletionSchema, type ChatCompletionBody } from './validation/chat-schema.js';
 
 /** Fields that steer the gateway (or that igw accepts but does not act on): never sent upstream. */
@@ -49,8 +52,13 @@ function consumptionOf(usage: ChatUsage): Consumption {
 /** POST /v1/chat/completions (spec "Chat completion object"; DESIGN §5 stream shape). */
 export async function handleChatCompletions(call: RequestCall): Promise<void> {
   const body = parseRequest(chatCompletionSchema, call.body);
-  const { resolved, candidates } = prepareInference(call, body.model, ['chat'], { preset: body.preset });
-  let request = toHubRequest(body);
+  // Blueprints and skills shape the request (and may answer it) before anything goes upstream.
+  const shaped = await applyBlueprintFields(call, body, toHubRequest(body));
+  const { resolved, candidates } = prepareInference(call, shaped.request.model, ['chat'], { preset: body.preset });
+  if (shaped.direct !== undefined) {
+    return sendDirectChat(call, shaped.direct, { model: resolved.requested, n: body.n ?? 1, stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true, candidate: candidates[0]! });
+  }
+  let request = shaped.request;
   // Spec: reasoning_effort is "ignored by non-reasoning models"; forwarding it would make
   // strict upstreams refuse the whole request.
   if (resolved.model.reasoning_type === 'non_reasoning') delete request.reasoning_effort;
@@ -62,7 +70,7 @@ export async function handleChatCompletions(call: RequestCall): Promise<void> {
   request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
   if (body.request_id !== undefined) call.headers['x-client-request-id'] = body.request_id;
   call.log.stream = body.stream === true;
-  if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true, modelHints);
+  if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true, modelHints, shaped.outputGuard);
 
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
     timeUpstream(call, () =>
@@ -71,6 +79,7 @@ export async function handleChatCompletions(call: RequestCall): Promise<void> {
     fallbackOptions(call),
   );
   const metering = meterCall(call, candidate, consumptionOf(result.usage));
+  if (shaped.outputGuard !== undefined) guardCompletion(result, shaped.outputGuard);
   sendJson(call.response, 200, { ...result, model: resolved.requested, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
 }
 
@@ -81,6 +90,7 @@ async function streamChat(
   candidates: Parameters<typeof tryRoutes>[0],
   includeUsage: boolean,
   modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>,
+  outputGuard?: OutputGuard,
 ): Promise<void> {
   // The first chunk is awaited inside the route loop, so a provider that fails before sending
   // anything still falls through to the next route; after that the stream is committed.
@@ -102,6 +112,7 @@ async function streamChat(
   let last: ChatChunk | undefined;
   let streamedText = '';
   let failure: unknown;
+  const guard = outputGuard === undefined ? undefined : new ChunkGuard(outputGuard);
   try {
     let step = opened.first;
     while (!step.done) {
@@ -113,7 +124,8 @@ async function streamChat(
         for (const toolCall of choice.delta.tool_calls ?? []) streamedText += toolCall.function?.arguments ?? '';
       }
       // Usage goes out once, on the final chunk the client asked for; usage-only chunks are held back.
-      if (chunk.choices.length > 0) {
+      // Output railguards hold back text a match could still cover, and end a matching choice as `blocked`.
+      if (chunk.choices.length > 0 && (guard === undefined || guard.apply(chunk))) {
         // Adapters hand over fresh chunk objects: rewrite in place rather than copy per event.
         chunk.model = requestedModel;
         if (chunk.usage !== undefined) delete chunk.usage;
@@ -121,7 +133,15 @@ async function streamChat(
         if (pushback !== undefined) await pushback;
       }
       if (call.signal.aborted) break;
+      if (guard !== undefined && guard.blocked >= (request.n ?? 1)) {
+        // Every choice is blocked: nothing more will be sent, so stop the upstream now.
+        await opened.iterator.return?.();
+        break;
+      }
       step = await opened.iterator.next();
+    }
+    if (guard !== undefined && !call.signal.aborted && last !== undefined) {
+      for (const chunk of guard.flush({ id: last.id, created: last.created, model: requestedModel, system_fingerprint: last.system_fingerprint ?? null })) await writer.send(chunk);
     }
   } catch (error) {
     failure = error;

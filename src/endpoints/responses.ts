@@ -43,8 +43,7 @@ export async function handleResponses(call: RequestCall): Promise<void> {
   const tools = planTools(request.tools);
   if (tools.webSearch) {
     // Hosted web search has no hub form: only a provider that speaks the Responses API runs it.
-    const native = requireNativeWebSearch(call, request, tools);
-    return handleNativeResponses(call, request, native);
+    return handleNativeResponses(call, request, requireNativeWebSearch(call, request, tools));
   }
   const prepared = await prepareResponses(call, request, tools);
   call.log.stream = request.stream === true;

@@ -12,6 +12,7 @@ import { overheadMs, type CallLog, type CallTiming, type RequestCall } from './r
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import type { GatewayRoute } from './routes.js';
+import type { RequestLogEntry } from '../store/request-log.js';
 
 export interface RunningServer {
   server: Server;
@@ -29,6 +30,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | null = null;
+  app.activity.watchInFlight(() => inFlight);
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     inFlight += 1;
@@ -151,7 +153,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
 
 /** One request-log line (also written for batch rows run in process, src/batches/in-process-call.ts). */
 export function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
-  app.store.requestLog.append({
+  const entry: RequestLogEntry = {
     time: new Date(app.clock.now()).toISOString(),
     request_id: requestId,
     key_id: call?.principal.keyId ?? null,
@@ -171,7 +173,9 @@ export function appendLog(app: AppContext, requestId: string, endpoint: string, 
     energy_kwh: log.energy_kwh ?? 0,
     carbon_g_co2: log.carbon_g_co2 ?? 0,
     stream: log.stream ?? false,
-  });
+  };
+  app.store.requestLog.append(entry);
+  app.activity.recordRequest(entry);
 }
 
 /**

@@ -4,6 +4,7 @@ import { AccountRepository, type AccountRecord, type JournalEntry } from './acco
 import { ensureDataDir } from './db.js';
 import { KeyRepository } from './keys.js';
 import { RequestLog } from './request-log.js';
+import { Vault } from '../vault/vault.js';
 
 /** Everything igw keeps, under one data dir (DESIGN §4). */
 export interface Store {
@@ -11,6 +12,8 @@ export interface Store {
   keys: KeyRepository;
   accounts: AccountRepository;
   requestLog: RequestLog;
+  /** Encrypted blueprints and skills per account (opened lazily, per account). */
+  vault: Vault;
   logFolder: string;
   close(): Promise<void>;
 }
@@ -32,6 +35,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     keys,
     accounts,
     requestLog,
+    vault: new Vault(dataDir),
     logFolder,
     async close() {
       await requestLog.close();

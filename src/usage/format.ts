@@ -10,7 +10,7 @@ export function formatCount(value: number): string {
 export function formatAmount(value: string | number): string {
   const amount = new Decimal(value);
   if (amount.isZero()) return '0';
-  if (amount.abs().gte(100)) return amount.toDecimalPlaces(2).toFixed(2);
+  if (amount.abs().gte(100)) return amount.toDecimalPlaces(2).toFixed();
   return amount.toSignificantDigits(3).toFixed();
 }
 

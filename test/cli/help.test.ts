@@ -21,6 +21,14 @@ const COMMANDS = [
   'usage',
   'config init',
   'config check',
+  'blueprints create',
+  'blueprints list',
+  'blueprints show',
+  'blueprints rm',
+  'skills create',
+  'skills list',
+  'skills show',
+  'skills rm',
 ];
 
 describe('--help', () => {
@@ -32,7 +40,7 @@ describe('--help', () => {
     expect(result.stdout).toMatch(/\nExamples?:\n\s+.*\bigw /);
   });
 
-  it.each(['', 'keys', 'accounts', 'config'])('igw %s --help lists its commands and exits 0', async (group) => {
+  it.each(['', 'keys', 'accounts', 'config', 'blueprints', 'skills'])('igw %s --help lists its commands and exits 0', async (group) => {
     const result = await igw(sandbox, [...(group === '' ? [] : [group]), '--help']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('Commands:');

@@ -1,9 +1,15 @@
+import path from 'node:path';
 import type { Command } from 'commander';
+import type { Activity } from '../../app/activity.js';
 import { startGateway } from '../../app/gateway.js';
 import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
+import { readRequestLog } from '../../store/request-log.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
+import { LogTail } from '../ui/log-tail.js';
+import type { RunningDashboard } from '../ui/serve-dashboard.js';
+import { colorEnabled, interactive } from '../ui/terminal.js';
 import { UserError } from '../user-error.js';
 
 interface ServeOptions {
@@ -31,6 +37,10 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const config = await loadCliConfig(globals());
       const dataDir = resolveDataDir(globals());
       const port = parsePort(options.port);
+      // On a terminal the dashboard owns the screen: logs are kept for it instead of torn into the frame.
+      const tui = interactive(process.stdout, { noTui: !options.tui });
+      const logTail = tui ? new LogTail() : null;
+      let dashboard: RunningDashboard | null = null;
       // Signals are handled from the start: a SIGTERM that lands while the gateway is still
       // starting (or right as it prints its line) stops it cleanly once it is up.
       let stopRequested: string | null = null;
@@ -41,8 +51,9 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       process.on('SIGTERM', () => stop('SIGTERM'));
       let gateway: Awaited<ReturnType<typeof startGateway>>;
       try {
-        gateway = await startGateway({ dataDir, config, ...(port === undefined ? {} : { port }), ...(options.host === undefined ? {} : { host: options.host }) });
+        gateway = await startGateway({ dataDir, config, ...(logTail === null ? {} : { logger: logTail.logger }), ...(port === undefined ? {} : { port }), ...(options.host === undefined ? {} : { host: options.host }) });
       } catch (error) {
+        logTail?.release(true);
         if (error instanceof DataDirLockedError) {
           throw new UserError(`${error.message}`, 'stop that process first, or pass --data-dir to use another data dir');
         }
@@ -58,20 +69,45 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        printInfo(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }));
+        if (logTail !== null) logTail.logger.info('shutting down', { signal });
+        else printInfo(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }));
         void gateway.close().then(
-          () => process.exit(0),
+          () => {
+            dashboard?.close();
+            process.exit(0);
+          },
           (error: unknown) => {
+            dashboard?.close();
             printInfo(`igw: shutdown failed: ${String(error)}`);
             process.exit(1);
           },
         );
       };
-      // The one line scripts wait for (DESIGN §1); logs go to stderr.
-      printResult(`igw listening on ${gateway.url}`);
-      if (process.stdout.isTTY && options.tui) {
-        printInfo(`data dir ${dataDir}; config ${config.source ?? 'built-in defaults'}. Create a key with: igw keys create. Ctrl-C stops.`);
+      if (logTail === null) {
+        // The one line scripts wait for (DESIGN §1); logs go to stderr.
+        printResult(`igw listening on ${gateway.url}`);
+      } else {
+        // ink and react load only here: plain mode (scripts, tests) starts without them.
+        const { startServeDashboard } = await import('../ui/serve-dashboard.js');
+        dashboard = startServeDashboard({
+          info: { url: gateway.url, dataDir, config: config.source ?? 'built-in defaults' },
+          activity: gateway.app.activity,
+          logTail,
+          color: colorEnabled(),
+          onQuit: () => stop('q'),
+        });
+        void seedToday(gateway.app.activity, dataDir, logTail);
       }
       if (stopRequested !== null) stop(stopRequested);
     });
+}
+
+/** "Today" on the dashboard is the UTC day: count what earlier runs logged today, read once. */
+async function seedToday(activity: Activity, dataDir: string, logTail: LogTail): Promise<void> {
+  try {
+    const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    activity.seedToday(await readRequestLog(path.join(dataDir, 'logs'), midnight));
+  } catch (error) {
+    logTail.logger.warn('could not read today\'s request log', { error: String(error) });
+  }
 }

@@ -78,7 +78,8 @@ const stop = z.union([z.string(), z.array(z.string()).max(4)]).nullable();
 
 export const chatCompletionSchema = z
   .object({
-    model: z.string().min(1),
+    // Optional only when a blueprint names the model (checked after the blueprint is loaded).
+    model: z.string().min(1).optional(),
     messages: z.array(message).min(1),
     max_tokens: z.number().int().positive().nullable().optional(),
     max_completion_tokens: z.number().int().positive().nullable().optional(),
@@ -103,7 +104,7 @@ export const chatCompletionSchema = z
     reasoning_effort: z.enum(['low', 'medium', 'high']).nullable().optional(),
     preset: z.enum(['reasoning', 'non_reasoning']).optional(),
     request_id: z.string().max(256).optional(),
-    // Blueprints and skills (shapes fixed by the blueprints issue); accepted here so clients are not refused.
+    // Blueprints and skills: documents validated by src/blueprints (schemas/*.schema.json).
     blueprint_id: z.string().uuid().optional(),
     blueprint_config: z.record(z.string(), z.unknown()).optional(),
     variables: z.record(z.string(), z.unknown()).optional(),
@@ -129,13 +130,15 @@ export const chatCompletionSchema = z
     if (body.stream_options != null && body.stream !== true) {
       context.addIssue({ code: 'custom', path: ['stream_options'], message: 'stream_options is only allowed with stream: true' });
     }
-    if (typeof body.tool_choice === 'object') {
+    // With skills, tool_choice is checked against the merged tools (src/blueprints/apply.ts).
+    const skills = (body.skill_ids?.length ?? 0) + (body.skill_configs?.length ?? 0) > 0;
+    if (typeof body.tool_choice === 'object' && !skills) {
       const name = body.tool_choice.function.name;
       if (!body.tools?.some((tool) => tool.function.name === name)) {
         context.addIssue({ code: 'custom', path: ['tool_choice', 'function', 'name'], message: `no tool named "${name}" in tools` });
       }
     }
-    if (body.tool_choice === 'required' && (body.tools === undefined || body.tools.length === 0)) {
+    if (body.tool_choice === 'required' && !skills && (body.tools === undefined || body.tools.length === 0)) {
       context.addIssue({ code: 'custom', path: ['tool_choice'], message: 'tool_choice "required" needs at least one tool' });
     }
   });

@@ -1,0 +1,73 @@
+/**
+ * Railguard and override matching. A rule is either a regular expression (`pattern`, flags
+ * default `i`) or a list of `words` matched case-insensitively as whole words or phrases (not
+ * inside a longer word). Empty matches never count.
+ */
+
+export interface MatcherRule {
+  pattern?: string | undefined;
+  flags?: string | undefined;
+  words?: string[] | undefined;
+  max_match_chars?: number | undefined;
+}
+
+export interface CompiledMatcher<Rule extends MatcherRule = MatcherRule> {
+  rule: Rule;
+  /** Global scanner (matchAll clones it, so it holds no state between calls). */
+  scanner: RegExp;
+  /** The longest text a match can span, when known: words → longest word; patterns → max_match_chars. */
+  maxLength: number | undefined;
+}
+
+export interface Scan {
+  /** A match that the text so far settles. */
+  match?: { start: number; end: number };
+  /** Start of the earliest match that touches the end of the text and may still grow or vanish (streams). */
+  openStart?: number;
+}
+
+const WORD_CHAR = String.raw`[\p{L}\p{N}_]`;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function compileMatcher<Rule extends MatcherRule>(rule: Rule): CompiledMatcher<Rule> {
+  if (rule.words !== undefined) {
+    const words = [...rule.words].sort((a, b) => b.length - a.length);
+    const alternatives = words.map((word) => escapeRegExp(word).replace(/\s+/g, String.raw`\s+`)).join('|');
+    return {
+      rule,
+      scanner: new RegExp(`(?<!${WORD_CHAR})(?:${alternatives})(?!${WORD_CHAR})`, 'giu'),
+      // A phrase may match with more whitespace than it was written with: no bound then.
+      maxLength: words.some((word) => /\s/.test(word)) ? undefined : words[0]!.length,
+    };
+  }
+  const flags = [...new Set(`${rule.flags ?? 'i'}g`)].join('');
+  return { rule, scanner: new RegExp(rule.pattern ?? '', flags), maxLength: rule.max_match_chars };
+}
+
+/**
+ * Scans `text`. With `final` false (a stream still running) a match ending exactly at the end
+ * of the text is not settled: more text could extend it ("secret" → "secrets") or, with a
+ * lookahead, undo it; it is reported as `openStart` so the caller holds it back.
+ */
+export function scan(matcher: CompiledMatcher, text: string, final: boolean): Scan {
+  let openStart: number | undefined;
+  for (const found of text.matchAll(matcher.scanner)) {
+    if (found[0].length === 0) continue;
+    const start = found.index;
+    const end = start + found[0].length;
+    if (!final && end === text.length) {
+      openStart = Math.min(openStart ?? start, start);
+      continue;
+    }
+    return { match: { start, end } };
+  }
+  return openStart === undefined ? {} : { openStart };
+}
+
+/** The first matcher (in document order) with a settled match in `text`. */
+export function firstMatching<Rule extends MatcherRule>(matchers: ReadonlyArray<CompiledMatcher<Rule>>, text: string): CompiledMatcher<Rule> | undefined {
+  return matchers.find((matcher) => scan(matcher, text, true).match !== undefined);
+}

@@ -1,0 +1,116 @@
+import type { RailguardRule } from './documents.js';
+import { compileMatcher, scan, type CompiledMatcher } from './matchers.js';
+import { renderTemplate } from './template.js';
+
+export interface Blocked {
+  message: string;
+  rule: RailguardRule;
+}
+
+/**
+ * Output railguards. A whole answer is checked at once (non-stream); a stream goes through
+ * `StreamGuard`, which holds back the tail of each choice's text that a match could still
+ * cover, so no part of a matching text ever reaches the client.
+ */
+export class OutputGuard {
+  private readonly matchers: Array<CompiledMatcher<RailguardRule>>;
+  /** Characters held back at the end of a streamed text (Infinity: the whole text until the end). */
+  readonly window: number;
+
+  constructor(
+    rules: readonly RailguardRule[],
+    private readonly values: Readonly<Record<string, string>>,
+  ) {
+    this.matchers = rules.map((rule) => compileMatcher(rule));
+    this.window = Math.max(0, ...this.matchers.map((matcher) => matcher.maxLength ?? Number.POSITIVE_INFINITY));
+  }
+
+  /** The first rule (document order) that the finished text matches. */
+  check(text: string): Blocked | undefined {
+    for (const matcher of this.matchers) if (scan(matcher, text, true).match !== undefined) return this.blocked(matcher);
+    return undefined;
+  }
+
+  /** Non-final scan for streams: a settled match, or where the held-back part must start at the latest. */
+  scanOpen(text: string): { blocked?: Blocked; holdFrom?: number } {
+    let holdFrom: number | undefined;
+    for (const matcher of this.matchers) {
+      const result = scan(matcher, text, false);
+      if (result.match !== undefined) return { blocked: this.blocked(matcher) };
+      if (result.openStart !== undefined) holdFrom = Math.min(holdFrom ?? result.openStart, result.openStart);
+    }
+    return holdFrom === undefined ? {} : { holdFrom };
+  }
+
+  stream(): StreamGuard {
+    return new StreamGuard(this);
+  }
+
+  private blocked(matcher: CompiledMatcher<RailguardRule>): Blocked {
+    return { message: renderTemplate(matcher.rule.message, this.values), rule: matcher.rule };
+  }
+}
+
+interface ChoiceState {
+  seen: string;
+  released: number;
+  blocked: boolean;
+}
+
+/** Per-choice hold-back over a streamed answer. */
+export class StreamGuard {
+  private readonly choices = new Map<number, ChoiceState>();
+
+  constructor(private readonly guard: OutputGuard) {}
+
+  private state(index: number): ChoiceState {
+    let state = this.choices.get(index);
+    if (state === undefined) {
+      state = { seen: '', released: 0, blocked: false };
+      this.choices.set(index, state);
+    }
+    return state;
+  }
+
+  isBlocked(index: number): boolean {
+    return this.choices.get(index)?.blocked === true;
+  }
+
+  /** New text of choice `index`: returns the text that is now safe to send, or the block. */
+  push(index: number, text: string): { release: string; blocked?: Blocked } {
+    const state = this.state(index);
+    if (state.blocked) return { release: '' };
+    state.seen += text;
+    const { blocked, holdFrom } = this.guard.scanOpen(state.seen);
+    if (blocked !== undefined) {
+      state.blocked = true;
+      return { release: '', blocked };
+    }
+    let safeEnd = this.guard.window === Number.POSITIVE_INFINITY ? state.released : state.seen.length - this.guard.window;
+    if (holdFrom !== undefined) safeEnd = Math.min(safeEnd, holdFrom);
+    safeEnd = Math.max(safeEnd, state.released);
+    // Never split a surrogate pair across two chunks.
+    if (safeEnd > state.released && isHighSurrogate(state.seen.charCodeAt(safeEnd - 1))) safeEnd -= 1;
+    const release = state.seen.slice(state.released, safeEnd);
+    state.released = safeEnd;
+    return { release };
+  }
+
+  /** The choice's text is complete: the final check, then the rest of the text. */
+  end(index: number): { release: string; blocked?: Blocked } {
+    const state = this.state(index);
+    if (state.blocked) return { release: '' };
+    const blocked = this.guard.check(state.seen);
+    if (blocked !== undefined) {
+      state.blocked = true;
+      return { release: '', blocked };
+    }
+    const release = state.seen.slice(state.released);
+    state.released = state.seen.length;
+    return { release };
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
