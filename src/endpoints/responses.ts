@@ -76,7 +76,8 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
 }
 
 export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
-  const fileSearch = tools.fileSearch === undefined ? undefined : createFileSearch(call, tools.fileSearch, request.include ?? []);
+  const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
+  const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
   const { resolved, candidates } = prepareInference(call, request.model, ['chat']);
   const imageFields = new Map<string, string>();
   // Blueprints and skills shape the hub request (and may answer it without a model call).
