@@ -71,7 +71,7 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
       limits: { fileSize: limits.maxFileBytes + 1, files: 1, fields: 32, fieldSize: FIELD_MAX_BYTES, parts: 64 },
     });
   } catch (error) {
-    throw new GatewayError('VALIDATION_4005', `Send the audio as multipart/form-data (${(error as Error).message}).`, { field: 'body' }, { cause: error });
+    throw new GatewayError('VALIDATION_4005', `Send the request as multipart/form-data with the file in the "${limits.fileField}" field (${(error as Error).message}).`, { field: 'body' }, { cause: error });
   }
 
   const fields = new Map<string, string[]>();
