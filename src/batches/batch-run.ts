@@ -158,8 +158,16 @@ export class BatchRun {
           this.deps.semaphore.release();
           break;
         }
-        const task = this.runRow(route, row).finally(() => {
+        // The permit bounds calls in flight; it is handed back as soon as the call is over,
+        // while the row's line is still on its way to the results log.
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
           this.deps.semaphore.release();
+        };
+        const task = this.runRow(route, row, release).finally(() => {
+          release();
           inFlight.delete(task);
         });
         inFlight.add(task);
@@ -174,7 +182,7 @@ export class BatchRun {
     return { keyId: this.record.key_id, account: this.record.account, scopes: this.record.scopes, vaultAccess: false };
   }
 
-  private async runRow(route: GatewayRoute, row: BatchRow): Promise<void> {
+  private async runRow(route: GatewayRoute, row: BatchRow, callDone: () => void): Promise<void> {
     const { app } = this.deps;
     let out: OutputLine;
     if (row.body['stream'] === true) {
@@ -191,6 +199,7 @@ export class BatchRun {
         out = { id: app.ids.next('batch_req_'), custom_id: row.custom_id, response: { status_code: result.status, request_id: result.requestId, body: result.body }, error: null };
       }
     }
+    callDone();
     try {
       await this.log.append({ i: row.index, out });
     } catch {

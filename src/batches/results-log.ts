@@ -49,7 +49,7 @@ export class ResultsLog {
         await handle.close();
       }
     }
-    this.appender = new BatchedAppender(this.path, 10, onError);
+    this.appender = new BatchedAppender(this.path, 5, onError);
   }
 
   append(result: RowResult): Promise<void> {

@@ -37,8 +37,9 @@ export class ChunkGuard {
     return this.blockedCount;
   }
 
-  /** Rewrites the chunk in place; returns false when nothing of it is left to send. */
+  /** Rewrites the chunk in place; returns false when nothing of it is left to send (a usage-only chunk is kept). */
   apply(chunk: ChatChunk): boolean {
+    if (chunk.choices.length === 0) return true;
     const kept: ChunkChoice[] = [];
     for (const choice of chunk.choices) {
       const index = choice.index;

@@ -17,6 +17,19 @@ export interface BlueprintFields {
   skill_configs?: Array<Record<string, unknown>> | undefined;
 }
 
+const FIELD_NAMES = ['blueprint_id', 'blueprint_config', 'variables', 'skill_ids', 'skill_configs'] as const;
+
+/** Separates the blueprint fields from a surface body, so the rest translates (and passes through natively) untouched. */
+export function splitBlueprintFields<Body extends BlueprintFields>(body: Body): { fields: BlueprintFields; rest: Omit<Body, keyof BlueprintFields> } {
+  const rest = { ...body } as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) {
+    if (rest[name] !== undefined) fields[name] = rest[name];
+    delete rest[name];
+  }
+  return { fields: fields as BlueprintFields, rest: rest as Omit<Body, keyof BlueprintFields> };
+}
+
 export function usesBlueprints(fields: BlueprintFields): boolean {
   return (
     fields.blueprint_id !== undefined ||

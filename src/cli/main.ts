@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AdminError } from '../admin/admin-error.js';
 import { registerAccounts } from './commands/accounts.js';
+import { registerBatch } from './commands/batch.js';
 import { registerBlueprints } from './commands/blueprints.js';
 import { registerConfig } from './commands/config.js';
 import { registerKeys } from './commands/keys.js';
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<void> {
   registerKeys(program, globals);
   registerAccounts(program, globals);
   registerModels(program, globals);
+  registerBatch(program, globals);
   registerUsage(program, globals);
   registerBlueprints(program, globals);
   registerSkills(program, globals);

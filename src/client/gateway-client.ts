@@ -1,3 +1,7 @@
+import { openAsBlob } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { UserError } from '../cli/user-error.js';
 
 /** Typed HTTP client of igw's own API, for the CLI commands that talk to a running gateway. */
@@ -7,13 +11,15 @@ export class GatewayClient {
     private readonly apiKey: string,
   ) {}
 
-  async getJson<T>(pathAndQuery: string): Promise<T> {
-    let response: Response;
+  private async send(method: string, pathAndQuery: string, body?: RequestInit['body'], headers: Record<string, string> = {}): Promise<Response> {
     try {
-      response = await fetch(`${this.baseUrl}${pathAndQuery}`, { headers: { authorization: `Bearer ${this.apiKey}` } });
+      return await fetch(`${this.baseUrl}${pathAndQuery}`, { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers }, ...(body === undefined ? {} : { body }) });
     } catch (error) {
       throw new UserError(`no gateway answers at ${this.baseUrl} (${String((error as Error).cause ?? error)})`, 'start one with `igw serve`, or pass --base-url / set IGW_BASE_URL');
     }
+  }
+
+  private async json<T>(response: Response): Promise<T> {
     const text = await response.text();
     let body: unknown;
     try {
@@ -21,10 +27,63 @@ export class GatewayClient {
     } catch {
       throw new UserError(`${this.baseUrl} answered ${response.status} with a non-JSON body`, 'check that --base-url points at an igw gateway');
     }
-    if (!response.ok) {
-      const error = (body as { error?: { code?: string; message?: string } }).error;
-      throw new UserError(`${error?.code ?? response.status}: ${error?.message ?? 'request failed'}`, error?.code?.startsWith('AUTH_') ? 'check --api-key / IGW_API_KEY (igw keys list)' : 'see the message above');
-    }
+    if (!response.ok) throw apiError(response.status, body);
     return body as T;
   }
+
+  async getJson<T>(pathAndQuery: string): Promise<T> {
+    return this.json<T>(await this.send('GET', pathAndQuery));
+  }
+
+  async postJson<T>(pathAndQuery: string, body: unknown = undefined): Promise<T> {
+    return body === undefined
+      ? this.json<T>(await this.send('POST', pathAndQuery))
+      : this.json<T>(await this.send('POST', pathAndQuery, JSON.stringify(body), { 'content-type': 'application/json' }));
+  }
+
+  async deleteJson<T>(pathAndQuery: string): Promise<T> {
+    return this.json<T>(await this.send('DELETE', pathAndQuery));
+  }
+
+  /** POST /v1/files: the file is streamed from disk (never read whole into memory). */
+  async uploadFile<T>(filePath: string, purpose: string): Promise<T> {
+    const form = new FormData();
+    form.append('purpose', purpose);
+    form.append('file', await openAsBlob(filePath), path.basename(filePath));
+    return this.json<T>(await this.send('POST', '/v1/files', form));
+  }
+
+  /** A streamed GET (file contents). */
+  async download(pathAndQuery: string): Promise<Readable> {
+    const response = await this.send('GET', pathAndQuery);
+    if (!response.ok || response.body === null) {
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: reported by status below
+      }
+      throw apiError(response.status, body);
+    }
+    return Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
+  }
+}
+
+/** The gateway's error envelope as a one-line user error (code: message). */
+export class GatewayApiError extends UserError {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+    readonly details: Record<string, unknown> | undefined,
+  ) {
+    super(`${code ?? status}: ${message}`, code?.startsWith('AUTH_') ? 'check --api-key / IGW_API_KEY (igw keys list)' : 'see the message above');
+    this.name = 'GatewayApiError';
+  }
+}
+
+function apiError(status: number, body: unknown): GatewayApiError {
+  const error = (body as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
+  return new GatewayApiError(status, error?.code, error?.message ?? 'request failed', error?.details);
 }

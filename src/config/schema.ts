@@ -95,6 +95,11 @@ export const providerSchema = z
     max_embedding_batch: z.number().int().positive().optional(),
     /** Kind `openai`: the rerank body's result-count field; `top_k` for Voyage, else `top_n` (default). */
     rerank_top_field: z.enum(['top_n', 'top_k']).optional(),
+    /**
+     * Kind `openai`: the server also speaks the OpenAI Responses API (`POST {base_url}/responses`),
+     * so /v1/responses requests with hosted tools (web_search) can be passed to it natively.
+     */
+    responses_api: z.boolean().optional(),
     location: z.string().min(2).default('ZZ'),
     pue: z.number().finite().min(1).default(1.2),
     renewable_percent: z.number().finite().min(0).max(100).default(0),
@@ -105,6 +110,9 @@ export const providerSchema = z
   .superRefine((provider, context) => {
     if (provider.kind !== 'local' && provider.base_url === undefined) {
       context.addIssue({ code: 'custom', path: ['base_url'], message: `base_url is required for a provider of kind "${provider.kind}"` });
+    }
+    if (provider.responses_api === true && provider.kind !== 'openai') {
+      context.addIssue({ code: 'custom', path: ['responses_api'], message: `responses_api applies only to providers of kind "openai" (this one is "${provider.kind}")` });
     }
   });
 

@@ -1,10 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 import { chmod, link, open, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { seal, unseal } from './sealed.js';
 
 /** AES-256 key length. */
 export const DATA_KEY_BYTES = 32;
 const KEY_FILE = 'vault.key';
+/** A value sealed under the data key: a different key later is caught at start, not on a read. */
+const CHECK_FILE = 'vault.check';
+const CHECK_TEXT = 'igw data key check v1';
+/** IGW_VAULT_KEY may also be a passphrase (at least this long), stretched with scrypt. */
+const MIN_PASSPHRASE_LENGTH = 8;
 
 /** The data key is missing, malformed or unreadable; the message says how to fix it. */
 export class DataKeyError extends Error {
@@ -28,6 +34,19 @@ export function parseDataKey(text: string, source: string): Buffer {
   throw new DataKeyError(`${source} is not a 32-byte key: give 64 hex characters or 44 base64 characters (e.g. \`openssl rand -hex 32\`).`);
 }
 
+/** A key (hex/base64 of 32 bytes) as is; any other value of 8+ characters as a passphrase (scrypt). */
+async function keyFromEnvironment(value: string): Promise<Buffer> {
+  try {
+    return parseDataKey(value, 'IGW_VAULT_KEY');
+  } catch (error) {
+    if (value.length < MIN_PASSPHRASE_LENGTH) {
+      throw new DataKeyError(`IGW_VAULT_KEY is neither a 32-byte key (64 hex characters, e.g. \`openssl rand -hex 32\`) nor a passphrase of at least ${MIN_PASSPHRASE_LENGTH} characters.`, { cause: error });
+    }
+    // A fixed salt: the same passphrase must give the same key on every start.
+    return new Promise((resolve, reject) => scrypt(value, 'igw data key v1', 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }, (failure, key) => (failure ? reject(failure) : resolve(key))));
+  }
+}
+
 /**
  * The key that encrypts stored contents at rest (DESIGN §4): from IGW_VAULT_KEY when set, else
  * `<dataDir>/vault.key` (64 hex characters, mode 0600), created on first use. The file is written
@@ -36,7 +55,57 @@ export function parseDataKey(text: string, source: string): Buffer {
  */
 export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
   const fromEnv = env['IGW_VAULT_KEY'];
-  if (fromEnv !== undefined && fromEnv.trim() !== '') return parseDataKey(fromEnv, 'IGW_VAULT_KEY');
+  const fromEnvironment = fromEnv !== undefined && fromEnv.trim() !== '';
+  const key = fromEnvironment ? await keyFromEnvironment(fromEnv) : await keyFromFile(dataDir);
+  await checkKey(dataDir, key, fromEnvironment ? 'IGW_VAULT_KEY' : path.join(dataDir, KEY_FILE));
+  return key;
+}
+
+/**
+ * The first key a data dir is used with seals a check value; a later start with another key
+ * (IGW_VAULT_KEY set or changed, vault.key replaced) is refused at once instead of failing on
+ * every stored file.
+ */
+async function checkKey(dataDir: string, key: Buffer, source: string): Promise<void> {
+  const checkPath = path.join(dataDir, CHECK_FILE);
+  let sealed: Buffer | undefined;
+  try {
+    sealed = await readFile(checkPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (sealed === undefined) {
+    // Temp file + hard link: a crash never leaves an empty check file behind.
+    const temporary = `${checkPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const handle = await open(temporary, 'wx', 0o600);
+    try {
+      await handle.writeFile(seal(key, Buffer.from(CHECK_TEXT), CHECK_FILE));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await link(temporary, checkPath);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      sealed = await readFile(checkPath);
+    } finally {
+      await unlink(temporary).catch(() => undefined);
+    }
+  }
+  try {
+    if (unseal(key, sealed, CHECK_FILE).toString('utf8') === CHECK_TEXT) return;
+  } catch {
+    // mismatch: reported below
+  }
+  throw new DataKeyError(
+    `the data key from ${source} is not the one ${dataDir} was first used with, so its stored files could not be read` +
+      (source === 'IGW_VAULT_KEY' ? ' (unset IGW_VAULT_KEY to use the data dir\'s own vault.key)' : ' (set IGW_VAULT_KEY to the key it was used with)'),
+  );
+}
+
+async function keyFromFile(dataDir: string): Promise<Buffer> {
   const keyPath = path.join(dataDir, KEY_FILE);
   const existing = await readKeyFile(keyPath);
   if (existing) return existing;

@@ -8,7 +8,7 @@ import { SseWriter } from '../http/sse.js';
 import type { CallContext, NativeMessageEvent, NativeMessagesResult } from '../providers/types.js';
 import { tryRoutes } from '../routing/fallback.js';
 import type { CandidateRoute } from '../routing/select.js';
-import { countTokens } from '../tokens/tokenizer.js';
+import { countChatPromptTokens, countTokens } from '../tokens/tokenizer.js';
 import { convertUsage, mergeUsage } from '../translate/anthropic-wire/convert-usage.js';
 import type { AnthropicUsage } from '../translate/anthropic-wire/types.js';
 import { makeUsage, type ChatChunk, type ChatRequest, type ChatResponse, type ChatUsage } from '../translate/chat/types.js';
@@ -23,6 +23,11 @@ import { inlineImageUrls } from './shared/inline-images.js';
 import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validation/messages-schema.js';
+import { applyBlueprintFields } from '../blueprints/chat.js';
+import { ChunkGuard, guardCompletion } from '../blueprints/guard-output.js';
+import { splitBlueprintFields, usesBlueprints } from '../blueprints/load.js';
+import { sendDirectMessage } from '../blueprints/messages.js';
+import type { OutputGuard } from '../blueprints/output-guard.js';
 
 /**
  * Spec model mapping: a model string containing (case-insensitive) a tier name runs that tier's
@@ -55,12 +60,16 @@ function consumptionOf(usage: ChatUsage): Consumption {
 /** POST /v1/messages (spec "POST /v1/messages"; translated through the chat hub). */
 export async function handleMessages(call: RequestCall): Promise<void> {
   requireCompatVersion(call);
-  const body = parseMessagesBody(messagesSchema, call.body);
+  const { fields, rest: body } = splitBlueprintFields(parseMessagesBody(messagesSchema, call.body));
   const messagesRequest = toMessagesRequest(body);
   const { resolved, candidates } = prepareInference(call, mapMessagesModel(body.model, call.app.config), ['chat']);
   call.log.model = body.model;
   const imageFields = new Map<string, string>();
-  let request = messagesToChat(messagesRequest, resolved.id, imageFields);
+  // Blueprints and skills shape the hub request (and may answer it); a shaped request always goes through the hub.
+  const shaped = await applyBlueprintFields(call, fields, messagesToChat(messagesRequest, resolved.id, imageFields));
+  if (shaped.direct !== undefined) return sendDirectMessage(call, shaped.direct, { model: body.model, stream: body.stream === true, candidate: candidates[0]!, stopSequences: body.stop_sequences });
+  const viaHub = usesBlueprints(fields);
+  let request = shaped.request;
   const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, request);
   const { server } = call.app.config;
@@ -70,7 +79,7 @@ export async function handleMessages(call: RequestCall): Promise<void> {
     throw renamedImageField(error, imageFields);
   }
   call.log.stream = body.stream === true;
-  if (body.stream === true) return streamMessages(call, request, messagesRequest, candidates, modelHints);
+  if (body.stream === true) return streamMessages(call, request, messagesRequest, candidates, modelHints, viaHub, shaped.outputGuard);
 
   // Per route: a provider that speaks the Messages API natively gets the surface body as is
   // (pass-through); any other goes through the chat hub. Fallback may cross kinds.
@@ -79,13 +88,14 @@ export async function handleMessages(call: RequestCall): Promise<void> {
     timeUpstream(call, async (): Promise<NativeMessagesResult | { hub: ChatResponse }> => {
       const adapter = call.app.providers.get(route.providerId);
       const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints };
-      if (adapter.messages !== undefined) return adapter.messages(nativeBody, context);
+      if (adapter.messages !== undefined && !viaHub) return adapter.messages(nativeBody, context);
       return { hub: await adapter.chat({ ...request, stream: false }, context) };
     }),
     fallbackOptions(call),
   );
   const usage = 'hub' in result ? result.hub.usage : result.usage;
   const metering = meterCall(call, candidate, consumptionOf(usage));
+  if ('hub' in result && shaped.outputGuard !== undefined) guardCompletion(result.hub, shaped.outputGuard);
   const message =
     'hub' in result
       ? chatToMessages(result.hub, { model: body.model, ...(body.stop_sequences === undefined ? {} : { stopSequences: body.stop_sequences }) })
@@ -103,15 +113,17 @@ async function streamMessages(
   messagesRequest: MessagesRequest,
   candidates: CandidateRoute[],
   modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>,
+  viaHub = false,
+  outputGuard?: OutputGuard,
 ): Promise<void> {
   // message_start must carry real input usage, and the hub reports usage only at the end.
-  const inputTokens = countMessagesInputTokens(messagesRequest);
+  const inputTokens = viaHub ? countChatPromptTokens(request.messages) : countMessagesInputTokens(messagesRequest);
   const nativeBody = toNativeMessagesBody(messagesRequest, request.model, true);
   const { result: opened, candidate } = await tryRoutes(candidates, call.signal, (route) =>
     timeUpstream(call, async (): Promise<OpenedStream> => {
       const adapter = call.app.providers.get(route.providerId);
       const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints };
-      if (adapter.messagesStream !== undefined) {
+      if (adapter.messagesStream !== undefined && !viaHub) {
         const iterator = adapter.messagesStream(nativeBody, context)[Symbol.asyncIterator]();
         return { native: true, iterator, first: await iterator.next() };
       }
@@ -126,15 +138,29 @@ async function streamMessages(
   const writer = new SseWriter(call.response);
   writer.open(responseHeaders(call));
   let failure: unknown;
+  // Output railguards: the same hold-back as on chat streams, before the events are made.
+  const guard = outputGuard === undefined ? undefined : new ChunkGuard(outputGuard);
   try {
     let step = opened.first;
+    let last: ChatChunk | undefined;
     while (!step.done) {
-      for (const event of mapper.push(step.value)) {
-        const pushback = writer.send(event, event.type);
-        if (pushback !== undefined) await pushback;
+      last = step.value;
+      if (guard === undefined || guard.apply(step.value)) {
+        for (const event of mapper.push(step.value)) {
+          const pushback = writer.send(event, event.type);
+          if (pushback !== undefined) await pushback;
+        }
       }
       if (call.signal.aborted) break;
+      if (guard !== undefined && guard.blocked >= 1) {
+        // Only the first choice is shown on this surface: once it is blocked, stop the upstream.
+        await opened.iterator.return?.();
+        break;
+      }
       step = await opened.iterator.next();
+    }
+    if (guard !== undefined && last !== undefined && !call.signal.aborted) {
+      for (const chunk of guard.flush({ id: last.id, created: last.created, model: last.model, system_fingerprint: null })) for (const event of mapper.push(chunk)) await writer.send(event, event.type);
     }
   } catch (error) {
     failure = error;

@@ -13,7 +13,7 @@ export interface FileSearch {
   run(query: string): Promise<FileSearchResult[]>;
 }
 
-export function createFileSearch(_call: RequestCall, _tool: FileSearchToolDefinition, _include: readonly string[]): FileSearch {
+export async function createFileSearch(_call: RequestCall, _tool: FileSearchToolDefinition, _toolIndex: number, _include: readonly string[]): Promise<FileSearch> {
   // The vector-store search service is not part of this build yet (issue 5 lands it with the
   // vector stores): refuse the tool clearly rather than answer without searching.
   throw new GatewayError('VALIDATION_4005', 'The file_search tool needs vector stores, which this igw build does not have yet; remove the tool or upgrade igw.', {

@@ -1,22 +1,155 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestCall } from '../http/request-call.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
+import { sendJson } from '../http/respond.js';
+import { SseWriter } from '../http/sse.js';
+import type { NativeResponseEvent, ProviderAdapter } from '../providers/types.js';
+import { tryRoutes } from '../routing/fallback.js';
+import type { CandidateRoute } from '../routing/select.js';
+import { makeUsage } from '../translate/chat/types.js';
 import type { ToolPlan } from '../translate/responses/tools.js';
 import type { ResponsesRequest } from '../translate/responses/types.js';
+import { nativeResponsesUsage } from '../translate/responses/usage.js';
+import { consumptionOf, responsesErrorOf } from './responses.js';
+import { meterCall } from './shared/metering.js';
+import { fallbackOptions, prepareInference } from './shared/resolve.js';
 
-export interface NativeWebSearch {
-  readonly providers: string[];
+/** The routes of the model whose provider speaks the Responses API (config `responses_api: true`). */
+export interface NativeRoutes {
+  candidates: CandidateRoute[];
 }
 
 /**
- * web_search / web_search_preview run on the provider's side: only a provider that speaks the
- * Responses API natively can serve them. This build has none, so the request is refused with
- * the reason.
+ * web_search / web_search_preview run on the provider's side, so they have no hub form: a
+ * request with them goes natively to a provider of kind `openai` configured with
+ * `responses_api: true` (spec: "pass through natively to an OpenAI provider that speaks the
+ * Responses API"). When the model has no such route: 400 naming the providers that can.
+ * file_search cannot join them: igw runs it itself, between model turns a native call does not have.
  */
-export function requireNativeWebSearch(_call: RequestCall, request: ResponsesRequest, _tools: ToolPlan): NativeWebSearch {
-  const index = (request.tools ?? []).findIndex((tool) => tool.type === 'web_search' || tool.type === 'web_search_preview');
-  throw new GatewayError('VALIDATION_4005', 'Hosted web search needs a provider that speaks the OpenAI Responses API; none of this model\'s providers does.', { field: `tools[${index}].type`, providers: [] });
+export function requireNativeWebSearch(call: RequestCall, request: ResponsesRequest, tools: ToolPlan): NativeRoutes {
+  const toolsList = request.tools ?? [];
+  const index = toolsList.findIndex((tool) => tool.type === 'web_search' || tool.type === 'web_search_preview');
+  const type = toolsList[index]?.type ?? 'web_search';
+  if (tools.fileSearch !== undefined) {
+    throw new GatewayError('VALIDATION_4005', `file_search cannot be combined with ${type}: igw runs file_search itself, while ${type} runs inside the provider; send them in separate requests.`, {
+      field: `tools[${index}].type`,
+    });
+  }
+  const { candidates } = prepareInference(call, request.model, ['chat']);
+  const native = candidates.filter((candidate) => candidate.provider.kind === 'openai' && candidate.provider.responses_api === true && nativeAdapter(call, candidate) !== undefined);
+  if (native.length > 0) return { candidates: native };
+  const able = Object.entries(call.app.config.providers)
+    .filter(([, provider]) => provider.enabled && provider.kind === 'openai' && provider.responses_api === true)
+    .map(([id]) => id);
+  const next =
+    able.length > 0
+      ? `Providers that can: ${able.join(', ')}; use a model routed to one of them.`
+      : 'No configured provider can: set "responses_api": true on a provider of kind "openai" whose server offers /v1/responses (e.g. api.openai.com).';
+  throw new GatewayError('VALIDATION_4005', `Tool type "${type}" runs only on a provider that speaks the OpenAI Responses API, and model "${request.model}" has no route to one. ${next}`, {
+    field: `tools[${index}].type`,
+    tool_type: type,
+    providers: able,
+  });
 }
 
-export async function handleNativeResponses(_call: RequestCall, _request: ResponsesRequest, _native: NativeWebSearch): Promise<void> {
-  throw new Error('unreachable: requireNativeWebSearch refuses every request in this build');
+function nativeAdapter(call: RequestCall, candidate: CandidateRoute): Required<Pick<ProviderAdapter, 'responses' | 'responsesStream'>> | undefined {
+  try {
+    const adapter = call.app.providers.get(candidate.providerId);
+    return adapter.responses !== undefined && adapter.responsesStream !== undefined ? (adapter as Required<Pick<ProviderAdapter, 'responses' | 'responsesStream'>>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The validated request as the provider's body: stateless (`store: false`, whatever the client
+ * sent), igw's `function_shell` spelled as OpenAI's `shell`; the adapter sets model and stream.
+ */
+export function nativeResponsesBody(request: ResponsesRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...request, store: false };
+  delete body['stream'];
+  if (request.tools !== undefined) body['tools'] = request.tools.map((tool) => (tool.type === 'function_shell' ? { ...tool, type: 'shell' } : tool));
+  return body;
+}
+
+/** The provider's answer as the client gets it: its model string echoed, never stored, metered. */
+export async function handleNativeResponses(call: RequestCall, request: ResponsesRequest, native: NativeRoutes): Promise<void> {
+  const body = nativeResponsesBody(request);
+  call.log.stream = request.stream === true;
+  if (request.stream === true) return streamNativeResponses(call, request, native, body);
+  const { result, candidate } = await tryRoutes(
+    native.candidates,
+    call.signal,
+    (route) => timeUpstream(call, () => nativeAdapter(call, route)!.responses(body, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })),
+    fallbackOptions(call),
+  );
+  const metering = meterCall(call, candidate, consumptionOf(result.usage));
+  sendJson(call.response, 200, { ...result.body, model: request.model, store: false, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
+}
+
+const FINAL_EVENTS = new Set(['response.completed', 'response.failed', 'response.incomplete']);
+
+/**
+ * Native stream pass-through: the provider's events go out as sent, except that every response
+ * snapshot echoes the client's model and `store: false`, and the final event carries billing
+ * and impact. A failure, or a provider that stops before its final event, ends the stream with
+ * error + response.failed, numbered after the provider's last event.
+ */
+async function streamNativeResponses(call: RequestCall, request: ResponsesRequest, native: NativeRoutes, body: Record<string, unknown>): Promise<void> {
+  const { result: opened, candidate } = await tryRoutes(
+    native.candidates,
+    call.signal,
+    (route) =>
+      timeUpstream(call, async () => {
+        const iterator = nativeAdapter(call, route)!.responsesStream(body, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })[Symbol.asyncIterator]();
+        return { iterator, first: await iterator.next() };
+      }),
+    fallbackOptions(call),
+  );
+  const writer = new SseWriter(call.response);
+  writer.open(responseHeaders(call));
+  let snapshot: Record<string, unknown> | undefined;
+  let final: NativeResponseEvent | undefined;
+  let sequence = -1;
+  let failure: unknown;
+  try {
+    let step = opened.first;
+    while (!step.done) {
+      const event = step.value;
+      const number = event.payload['sequence_number'];
+      if (typeof number === 'number') sequence = number;
+      const response = event.payload['response'];
+      if (response !== null && typeof response === 'object') {
+        Object.assign(response, { model: request.model, store: false });
+        snapshot = response as Record<string, unknown>;
+      }
+      if (FINAL_EVENTS.has(event.type)) final = event;
+      else {
+        const pushback = writer.send(event.payload, event.type);
+        if (pushback !== undefined) await pushback;
+      }
+      if (call.signal.aborted) break;
+      step = await opened.iterator.next();
+    }
+  } catch (error) {
+    failure = error;
+  }
+  const usage = snapshot?.['usage'] != null ? nativeResponsesUsage(snapshot['usage']) : makeUsage(0, 0);
+  const metering = meterCall(call, candidate, consumptionOf(usage));
+  if (call.signal.aborted) {
+    writer.close();
+    return;
+  }
+  const extras = { environment_impact: metering.environment_impact, billing_cost: metering.billing_cost };
+  if (failure === undefined && final !== undefined) {
+    Object.assign(final.payload['response'] as object, extras);
+    await writer.send(final.payload, final.type);
+  } else {
+    const error = responsesErrorOf(call, failure ?? new GatewayError('INFERENCE_3105', 'The provider stream ended before the response was complete.'));
+    call.log.error_code = error.code;
+    if (failure !== undefined && !isGatewayError(failure)) call.app.logger.error('native responses stream failed', { request_id: call.requestId, error: String(failure) });
+    const body = { type: 'server_error', code: error.code, message: error.message, param: null };
+    await writer.send({ type: 'error', sequence_number: ++sequence, code: error.code, message: error.message, param: null, error: body }, 'error');
+    await writer.send({ type: 'response.failed', sequence_number: ++sequence, response: { ...(snapshot ?? {}), status: 'failed', error: { code: error.code, message: error.message }, ...extras } }, 'response.failed');
+  }
+  writer.close();
 }

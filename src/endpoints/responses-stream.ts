@@ -10,6 +10,7 @@ import type { ResponseStreamEvent } from '../translate/responses/types.js';
 import { ChatToResponseEvents } from '../translate/stream/chat-to-response-events.js';
 import { addUsage, consumptionOf, continuedRequest, responsesErrorOf, type PreparedResponses } from './responses.js';
 import { meterCall } from './shared/metering.js';
+import { ChunkGuard } from '../blueprints/guard-output.js';
 import { fallbackOptions } from './shared/resolve.js';
 
 interface OpenedTurn {
@@ -53,12 +54,24 @@ export async function streamResponses(call: RequestCall, prepared: PreparedRespo
   let hub = prepared.hub;
   let failure: unknown;
   for (let turn = 0; ; turn++) {
+    // Output railguards (blueprints): the chat hold-back, afresh for each model turn.
+    const guard = prepared.outputGuard === undefined ? undefined : new ChunkGuard(prepared.outputGuard);
     try {
       let step = opened.first;
+      let last: ChatChunk | undefined;
       while (!step.done) {
-        await send(mapper.push(step.value));
+        last = step.value;
+        if (guard === undefined || guard.apply(step.value)) await send(mapper.push(step.value));
         if (call.signal.aborted) break;
+        if (guard !== undefined && guard.blocked >= 1) {
+          // The answer is blocked: nothing more of this turn will be shown, so stop the upstream.
+          await opened.iterator.return?.();
+          break;
+        }
         step = await opened.iterator.next();
+      }
+      if (guard !== undefined && last !== undefined && !call.signal.aborted) {
+        for (const chunk of guard.flush({ id: last.id, created: last.created, model: last.model, system_fingerprint: null })) await send(mapper.push(chunk));
       }
     } catch (error) {
       failure = error;

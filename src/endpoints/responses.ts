@@ -5,12 +5,13 @@ import { sendJson } from '../http/respond.js';
 import type { CallContext } from '../providers/types.js';
 import { tryRoutes } from '../routing/fallback.js';
 import type { CandidateRoute } from '../routing/select.js';
+import type { DirectAnswer } from '../blueprints/apply.js';
 import { makeUsage, type ChatMessage, type ChatRequest, type ChatResponse, type ChatUsage, type FinishReason, type ToolCall } from '../translate/chat/types.js';
 import { finishResponse, responseSkeleton, turnOutput } from '../translate/responses/chat-to-responses.js';
 import { fileSearchResultsText } from '../translate/responses/file-search-text.js';
 import { fileSearchCallItem, fileSearchQuery, itemId } from '../translate/responses/output-items.js';
 import { responsesToChat } from '../translate/responses/responses-to-chat.js';
-import { planTools, type ToolPlan } from '../translate/responses/tools.js';
+import { hubToolChoice, planTools, type ToolPlan } from '../translate/responses/tools.js';
 import type { ResponseObject, ResponsesError, ResponsesOutputItem, ResponsesRequest } from '../translate/responses/types.js';
 import { checkChatCapabilities } from './shared/capabilities.js';
 import { inlineImageUrls } from './shared/inline-images.js';
@@ -20,6 +21,11 @@ import { parseResponsesBody } from './validation/responses-schema.js';
 import { createFileSearch, type FileSearch } from './responses-file-search.js';
 import { handleNativeResponses, requireNativeWebSearch } from './responses-native.js';
 import { streamResponses } from './responses-stream.js';
+import { applyBlueprintFields } from '../blueprints/chat.js';
+import { guardCompletion } from '../blueprints/guard-output.js';
+import { splitBlueprintFields, usesBlueprints, type BlueprintFields } from '../blueprints/load.js';
+import type { OutputGuard } from '../blueprints/output-guard.js';
+import { sendDirectResponse } from '../blueprints/responses.js';
 
 /** Most model turns one request may take while igw runs file_search for the model. */
 export const MAX_MODEL_TURNS = 5;
@@ -35,19 +41,25 @@ export interface PreparedResponses {
   fileSearch: FileSearch | undefined;
   /** Most model turns (MAX_MODEL_TURNS, lowered by max_tool_calls). */
   maxTurns: number;
+  /** Output railguards of the request's blueprint, checked on every model turn. */
+  outputGuard?: OutputGuard | undefined;
 }
 
 /** POST /v1/responses (spec "POST /v1/responses"; stateless, translated through the chat hub). */
 export async function handleResponses(call: RequestCall): Promise<void> {
-  const request = parseResponsesBody(call.body);
+  const { fields, rest } = splitBlueprintFields(parseResponsesBody(call.body) as ResponsesRequest & BlueprintFields);
+  const request = rest as ResponsesRequest;
   const tools = planTools(request.tools);
+  if (tools.webSearch && usesBlueprints(fields)) {
+    throw new GatewayError('VALIDATION_4005', 'Blueprints and skills do not combine with hosted web_search tools (those run natively at the provider, outside the chat hub).', { field: 'tools' });
+  }
   if (tools.webSearch) {
     // Hosted web search has no hub form: only a provider that speaks the Responses API runs it.
-    const native = requireNativeWebSearch(call, request, tools);
-    return handleNativeResponses(call, request, native);
+    return handleNativeResponses(call, request, requireNativeWebSearch(call, request, tools));
   }
-  const prepared = await prepareResponses(call, request, tools);
+  const prepared = await prepareResponses(call, request, tools, fields);
   call.log.stream = request.stream === true;
+  if ('direct' in prepared) return sendDirectResponse(call, prepared.direct, prepared, request.stream === true);
   if (request.stream === true) return streamResponses(call, prepared);
 
   const turns = await runTurns(call, prepared);
@@ -63,11 +75,17 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
   throw new GatewayError('RESOURCE_5404', `No response "${id}": igw keeps no responses (they are stateless); keep the answer you received.`, { id });
 }
 
-export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan): Promise<PreparedResponses> {
-  const fileSearch = tools.fileSearch === undefined ? undefined : createFileSearch(call, tools.fileSearch, request.include ?? []);
+export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
+  const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
+  const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
   const { resolved, candidates } = prepareInference(call, request.model, ['chat']);
   const imageFields = new Map<string, string>();
-  let hub = responsesToChat(request, resolved.id, tools, imageFields);
+  // Blueprints and skills shape the hub request (and may answer it without a model call).
+  const translated = responsesToChat(request, resolved.id, tools, imageFields);
+  // tool_choice is translated only beside request tools; with skills it may name a skill's tool.
+  if (translated.tool_choice === undefined && request.tool_choice != null && usesBlueprints(fields)) translated.tool_choice = hubToolChoice(request.tool_choice);
+  const shaped = await applyBlueprintFields(call, fields, translated);
+  let hub = shaped.request;
   // Spec (chat): reasoning effort is ignored by non-reasoning models; strict upstreams would refuse it.
   if (resolved.model.reasoning_type === 'non_reasoning') delete hub.reasoning_effort;
   const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
@@ -80,7 +98,8 @@ export async function prepareResponses(call: RequestCall, request: ResponsesRequ
   }
   const skeleton = responseSkeleton(request, { id: call.app.ids.next('resp_'), createdAt: Math.floor(call.app.clock.now() / 1000), model: request.model });
   const maxTurns = request.max_tool_calls == null ? MAX_MODEL_TURNS : Math.min(MAX_MODEL_TURNS, request.max_tool_calls + 1);
-  return { request, tools, hub, candidates, skeleton, modelHints, fileSearch, maxTurns };
+  const prepared = { request, tools, hub, candidates, skeleton, modelHints, fileSearch, maxTurns, outputGuard: shaped.outputGuard };
+  return shaped.direct === undefined ? prepared : { ...prepared, direct: shaped.direct };
 }
 
 interface TurnsResult {
@@ -115,6 +134,7 @@ async function runTurns(call: RequestCall, prepared: PreparedResponses): Promise
       );
       answer = attempt.result;
       candidate = attempt.candidate;
+      if (prepared.outputGuard !== undefined) guardCompletion(answer, prepared.outputGuard);
     } catch (error) {
       if (candidate === undefined) throw error;
       return { output, usage, candidate, finishReason, error: responsesErrorOf(call, error) };

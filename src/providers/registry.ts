@@ -23,6 +23,7 @@ const FACTORIES: Record<string, AdapterFactory | undefined> = {
         vendor: provider.vendor,
         ...(provider.max_embedding_batch === undefined ? {} : { maxEmbeddingBatch: provider.max_embedding_batch }),
         ...(provider.rerank_top_field === undefined ? {} : { rerankTopField: provider.rerank_top_field }),
+        responsesApi: provider.responses_api === true,
       },
       httpClient,
     ),

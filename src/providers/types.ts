@@ -94,6 +94,18 @@ export interface NativeMessageEvent {
   payload: Record<string, unknown>;
 }
 
+/** A native /v1/responses answer (providers that speak the Responses API), with its usage in hub terms for billing. */
+export interface NativeResponsesResult {
+  body: Record<string, unknown>;
+  usage: ChatUsage;
+}
+
+/** One event of a native Responses stream, parsed (`type` is the payload's type). */
+export interface NativeResponseEvent {
+  type: string;
+  payload: Record<string, unknown>;
+}
+
 /**
  * The seam every provider kind implements. Adapters speak only the hub (chat types) and throw
  * GatewayError for upstream faults (classified once, raw text kept in `cause`).
@@ -117,6 +129,13 @@ export interface ProviderAdapter {
   messages?(body: Record<string, unknown>, context: CallContext): Promise<NativeMessagesResult>;
   /** Streaming pass-through: the upstream's events as parsed payloads (an upstream `error` event throws). */
   messagesStream?(body: Record<string, unknown>, context: CallContext): AsyncIterable<NativeMessageEvent>;
+  /**
+   * Native responses-style pass-through (kind `openai` with `responses_api: true`): the surface
+   * body goes to `{base_url}/responses` with the route's model; the answer comes back as sent.
+   */
+  responses?(body: Record<string, unknown>, context: CallContext): Promise<NativeResponsesResult>;
+  /** Streaming pass-through: the upstream's events as parsed payloads (an upstream `error` event throws). */
+  responsesStream?(body: Record<string, unknown>, context: CallContext): AsyncIterable<NativeResponseEvent>;
   /** Releases pooled connections at shutdown. */
   close?(): Promise<void>;
 }

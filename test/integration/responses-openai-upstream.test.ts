@@ -73,6 +73,16 @@ describe('/v1/responses through an OpenAI-compatible provider', () => {
     for (const field of ['store', 'metadata', 'instructions', 'input', 'reasoning_effort', 'reasoning']) expect(sent).not.toHaveProperty(field);
   });
 
+  it('images: data URIs reach the upstream as image_url parts; a bad image names the client\'s field', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    await igw.openai().responses.create({ model: 'up-chat', input: [{ role: 'user', content: [{ type: 'input_text', text: 'what is it?' }, { type: 'input_image', image_url: png, detail: 'low' }] }] });
+    expect(upstream.requests[0]!.body.messages[0].content[1]).toEqual({ type: 'image_url', image_url: { url: png, detail: 'low' } });
+    const refused = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'up-chat', input: [{ role: 'user', content: [{ type: 'input_text', text: 'x' }, { type: 'input_image', image_url: 'ftp://example.com/a.png' }] }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'input[0].content[1].image_url' } });
+    expect(refused.json.error.message).toContain('input[0].content[1].image_url');
+  });
+
   it('content filter → status failed with the error, output kept, billed', async () => {
     handler = () => ({ json: completion({ content: 'partial' }, 'content_filter') });
     const answer = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'up-chat', input: 'x' });

@@ -90,6 +90,12 @@ export const messagesSchema = z
     metadata: z.object({ user_id: z.string().nullable().optional() }).strict().optional(),
     service_tier: z.string().optional(),
     thinking: z.unknown().optional(),
+    // igw extension: blueprints and skills, as on chat (src/blueprints; README "Blueprints and skills").
+    blueprint_id: z.string().uuid().optional(),
+    blueprint_config: z.record(z.string(), z.unknown()).optional(),
+    variables: z.record(z.string(), z.unknown()).optional(),
+    skill_ids: z.array(z.string()).optional(),
+    skill_configs: z.array(z.record(z.string(), z.unknown())).optional(),
   })
   .strict();
 

@@ -234,6 +234,12 @@ export const responsesSchema = z
     prompt_cache_retention: z.string().nullable().optional(),
     safety_identifier: z.string().optional(),
     background: z.literal(false).nullable().optional(),
+    // igw extension: blueprints and skills, as on chat (src/blueprints; README "Blueprints and skills").
+    blueprint_id: z.string().uuid().optional(),
+    blueprint_config: z.record(z.string(), z.unknown()).optional(),
+    variables: z.record(z.string(), z.unknown()).optional(),
+    skill_ids: z.array(z.string()).optional(),
+    skill_configs: z.array(z.record(z.string(), z.unknown())).optional(),
   })
   .strict()
   .superRefine((body, context) => {
@@ -248,6 +254,8 @@ export const responsesSchema = z
       else names.set(name, index);
     });
     const choice = body.tool_choice;
+    // With skills, tool_choice is checked against the merged tools (src/blueprints/apply.ts).
+    if ((body.skill_ids?.length ?? 0) + (body.skill_configs?.length ?? 0) > 0) return;
     if (choice === 'required' && tools.length === 0) context.addIssue({ code: 'custom', path: ['tool_choice'], message: 'tool_choice "required" needs at least one tool' });
     if (typeof choice === 'object') {
       const wanted = choice.type === 'function' ? choice.name : choice.type;

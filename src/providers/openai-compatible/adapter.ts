@@ -3,7 +3,8 @@ import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStre
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import type { UpstreamHttpClient } from '../http-client.js';
-import type { CallContext, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult, TranscriptionRequest, TranscriptionResult } from '../types.js';
+import { nativeResponsesUsage } from '../../translate/responses/usage.js';
+import type { CallContext, NativeResponseEvent, NativeResponsesResult, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult, TranscriptionRequest, TranscriptionResult } from '../types.js';
 import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './embeddings-batching.js';
 import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
@@ -26,6 +27,8 @@ export interface OpenAiCompatibleProviderOptions {
   maxEmbeddingBatch?: number;
   /** The rerank body's result-count field (config `rerank_top_field`): `top_n` (default) or Voyage's `top_k`. */
   rerankTopField?: RerankTopField;
+  /** The server speaks the Responses API too (config `responses_api`): native /v1/responses pass-through. */
+  responsesApi?: boolean;
 }
 
 /**
@@ -73,9 +76,45 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
     return response.json;
   }
 
+  /** POST {base_url}/responses as a stream: its events, parsed; an `error` event (or `{error}` chunk) throws. */
+  async function* responsesEvents(body: Record<string, unknown>, context: CallContext): AsyncGenerator<NativeResponseEvent> {
+    const events = upstreamEvents(httpClient, `${baseUrl}/responses`, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+      providerId,
+      failure: (error) => failure(error, context),
+      errorPayload: (text) => ({ type: 'error', message: text }),
+      errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
+    });
+    try {
+      for (;;) {
+        const step = await events.next();
+        if (step.done === true) return;
+        const payload = step.value.payload;
+        if (typeof payload !== 'object' || payload === null) continue;
+        const record = payload as Record<string, unknown>;
+        // Recorded: `{type: "error", error: {...}}` (OpenAI); flat `{type: "error", code, message}` in the API reference.
+        if (record['type'] === 'error' || step.value.event === 'error') throw classifyUpstreamStreamError('error' in record ? record : { error: record }, providerId);
+        yield { type: String(record['type'] ?? step.value.event ?? ''), payload: record };
+      }
+    } finally {
+      await events.return({ sawDone: false });
+    }
+  }
+
+  const nativeResponses: Pick<ProviderAdapter, 'responses' | 'responsesStream'> =
+    options.responsesApi === true
+      ? {
+          async responses(body: Record<string, unknown>, context: CallContext): Promise<NativeResponsesResult> {
+            const json = (await postJson('/responses', { ...body, model: context.upstreamModel, stream: false }, context)) as Record<string, unknown>;
+            return { body: json, usage: nativeResponsesUsage(json['usage']) };
+          },
+          responsesStream: responsesEvents,
+        }
+      : {};
+
   return {
     kind: 'openai',
     id: providerId,
+    ...nativeResponses,
 
     async chat(request: ChatRequest, context: CallContext): Promise<ChatResponse> {
       const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, false), providerId);

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../chat/types.js';
+import { makeUsage, type ChatUsage } from '../chat/types.js';
 import type { ResponsesUsage } from './types.js';
 
 /** Hub usage → responses-style usage (input/output/total plus the cached and reasoning details). */
@@ -12,4 +12,11 @@ export function toResponsesUsage(usage: ChatUsage): ResponsesUsage {
     output_tokens_details: { reasoning_tokens: reasoning },
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
   };
+}
+
+/** A native Responses API usage object (lenient: any field may be missing) → hub usage, for billing. */
+export function nativeResponsesUsage(usage: unknown): ChatUsage {
+  const record = (usage ?? {}) as { input_tokens?: unknown; output_tokens?: unknown; input_tokens_details?: { cached_tokens?: unknown }; output_tokens_details?: { reasoning_tokens?: unknown } };
+  const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0);
+  return makeUsage(count(record.input_tokens), count(record.output_tokens), count(record.input_tokens_details?.cached_tokens), count(record.output_tokens_details?.reasoning_tokens));
 }

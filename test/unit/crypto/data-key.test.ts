@@ -54,7 +54,7 @@ describe('loadDataKey', () => {
     const keys = await Promise.all(Array.from({ length: 8 }, () => loadDataKey(dir, {})));
     for (const key of keys) expect(key.equals(keys[0]!)).toBe(true);
     const leftovers = (await import('node:fs/promises')).readdir(dir);
-    expect(await leftovers).toEqual(['vault.key']);
+    expect((await leftovers).sort()).toEqual(['vault.check', 'vault.key']);
   });
 
   it('prefers IGW_VAULT_KEY and writes no key file then', async () => {
@@ -62,11 +62,31 @@ describe('loadDataKey', () => {
     const key = await loadDataKey(dir, { IGW_VAULT_KEY: HEX });
     expect(key.toString('hex')).toBe(HEX);
     await expect(stat(path.join(dir, 'vault.key'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await loadDataKey(dir, { IGW_VAULT_KEY: Buffer.from(HEX, 'hex').toString('base64') })).toString('hex')).toBe(HEX);
   });
 
-  it('refuses a malformed IGW_VAULT_KEY instead of deriving some other key', async () => {
+  it('refuses an IGW_VAULT_KEY too short to be a passphrase', async () => {
     const dir = await freshDir();
-    await expect(loadDataKey(dir, { IGW_VAULT_KEY: 'not-a-key' })).rejects.toThrow(DataKeyError);
+    await expect(loadDataKey(dir, { IGW_VAULT_KEY: 'short' })).rejects.toThrow(DataKeyError);
+  });
+
+  it('stretches a passphrase IGW_VAULT_KEY with scrypt, the same key every time', async () => {
+    const first = await loadDataKey(await freshDir(), { IGW_VAULT_KEY: 'a long passphrase' });
+    const second = await loadDataKey(await freshDir(), { IGW_VAULT_KEY: 'a long passphrase' });
+    expect(first).toHaveLength(32);
+    expect(first.equals(second)).toBe(true);
+    expect(first.equals(await loadDataKey(await freshDir(), { IGW_VAULT_KEY: 'another passphrase' }))).toBe(false);
+  });
+
+  it('refuses a key other than the one the data dir was first used with (vault.check)', async () => {
+    const dir = await freshDir();
+    await loadDataKey(dir, {});
+    expect((await stat(path.join(dir, 'vault.check'))).mode & 0o777).toBe(0o600);
+    await expect(loadDataKey(dir, { IGW_VAULT_KEY: HEX })).rejects.toThrow(/unset IGW_VAULT_KEY/);
+    const envDir = await freshDir();
+    await loadDataKey(envDir, { IGW_VAULT_KEY: HEX });
+    await expect(loadDataKey(envDir, {})).rejects.toThrow(/set IGW_VAULT_KEY to the key it was used with/);
+    expect((await loadDataKey(envDir, { IGW_VAULT_KEY: HEX })).toString('hex')).toBe(HEX);
   });
 
   it('refuses a corrupt key file and tightens loose permissions of a good one', async () => {

@@ -1,0 +1,125 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildConfig } from '../../src/config/load.js';
+import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
+import { readRecorded, readRecordedJson, recordedAvailable } from '../helpers/recorded.js';
+
+/** A stand-in answer when ../shared is absent; the recorded capture otherwise. */
+const nonStreamAnswer = () =>
+  recordedAvailable
+    ? readRecordedJson('openai-responses/nonstream-text.json')
+    : { id: 'resp_x', object: 'response', created_at: 1, status: 'completed', model: 'gpt-4o', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'The capital of France is Paris.', annotations: [] }] }], usage: { input_tokens: 14, output_tokens: 8, total_tokens: 22 }, store: true };
+
+const streamAnswer = () =>
+  recordedAvailable
+    ? readRecorded('openai-responses/stream-text-after-function-output.sse')
+    : [
+        { type: 'response.created', response: { id: 'resp_s', object: 'response', status: 'in_progress', output: [], model: 'gpt-4o', usage: null } },
+        { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_s', status: 'in_progress', role: 'assistant', content: [] } },
+        { type: 'response.content_part.added', item_id: 'msg_s', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
+        { type: 'response.output_text.delta', item_id: 'msg_s', output_index: 0, content_index: 0, delta: 'The capital of France is Paris.' },
+        { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: 'msg_s', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'The capital of France is Paris.', annotations: [] }] } },
+        { type: 'response.completed', response: { id: 'resp_s', object: 'response', status: 'completed', model: 'gpt-4o', output: [{ type: 'message', id: 'msg_s', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'The capital of France is Paris.', annotations: [] }] }], usage: { input_tokens: 10, output_tokens: 8, total_tokens: 18 } } },
+      ]
+        .map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+        .join('');
+
+async function rawStream(url: string, key: string, body: unknown): Promise<Array<Record<string, any>>> {
+  const response = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ ...(body as object), stream: true }) });
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.includes('data:'))
+    .map((frame) => JSON.parse(/^data: (.*)$/m.exec(frame)![1]!));
+}
+
+/** web_search passes natively to a provider configured with responses_api: true (a fake OpenAI on loopback). */
+describe('/v1/responses with hosted web search', () => {
+  let upstream: FakeUpstream;
+  let igw: TestGateway;
+  let handler: FakeHandler;
+  const reset = () => {
+    handler = (request) => (request.body?.stream === true ? { status: 200, rawSse: streamAnswer() } : { json: nonStreamAnswer() });
+  };
+  reset();
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((request) => handler(request));
+    const base = upstreamConfig(upstream.url) as { providers: Record<string, unknown>; models: Record<string, unknown> };
+    base.providers['oa'] = { kind: 'openai', base_url: upstream.url, api_key: 'sk-oa', timeout_ms: 2000, vendor: 'openai', responses_api: true, location: 'US' };
+    base.models['oa-chat'] = {
+      type: 'chat',
+      capabilities: { streaming: true, function_calling: true },
+      routes: [{ provider: 'oa', upstream_model: 'gpt-4o', pricing: { input_cost_per_million_eur: 2, output_cost_per_million_eur: 8 }, energy: { wh_per_1k_input_tokens: 0.1 } }],
+    };
+    igw = await startTestGateway(base);
+  });
+  afterAll(async () => {
+    await igw.close();
+    await upstream.close();
+  });
+  afterEach(() => {
+    upstream.requests.length = 0;
+    reset();
+  });
+
+  it('a model without a Responses-API provider → 400 naming the providers that can', async () => {
+    for (const type of ['web_search', 'web_search_preview']) {
+      const answer = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'up-chat', input: 'news?', tools: [{ type: 'function', name: 'f' }, { type }] });
+      expect(answer.status).toBe(400);
+      expect(answer.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'tools[1].type', providers: ['oa'] } });
+      expect(answer.json.error.message).toContain('oa');
+    }
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('file_search with web_search → 400', async () => {
+    const answer = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'oa-chat', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'web_search' }] });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error.message).toContain('file_search');
+  });
+
+  it('create: passed natively to /responses, stateless, model echoed, metered', async () => {
+    const response = await igw.openai().responses.create({ model: 'oa-chat', input: 'What is the capital of France?', tools: [{ type: 'web_search', search_context_size: 'low' } as never], store: true });
+    expect(response.output_text).toBe('The capital of France is Paris.');
+    expect(response.model).toBe('oa-chat');
+    expect((response as unknown as { store: boolean }).store).toBe(false);
+    const extra = response as unknown as { billing_cost: { credits: string }; environment_impact: { provider_id: string } };
+    expect(extra.environment_impact.provider_id).toBe('oa');
+    expect(Number(extra.billing_cost.credits)).toBeGreaterThan(0);
+    const sent = upstream.requests[0]!;
+    expect(sent.path).toBe('/v1/responses');
+    expect(sent.headers.authorization).toBe('Bearer sk-oa');
+    expect(sent.body).toMatchObject({ model: 'gpt-4o', stream: false, store: false, input: 'What is the capital of France?', tools: [{ type: 'web_search', search_context_size: 'low' }] });
+  });
+
+  it('stream: the provider events pass through; the final event carries billing and impact', async () => {
+    const events = await rawStream(igw.url, igw.key, { model: 'oa-chat', input: 'x', tools: [{ type: 'web_search_preview' }] });
+    expect(events[0]).toMatchObject({ type: 'response.created', response: { model: 'oa-chat', store: false } });
+    const last = events[events.length - 1]!;
+    expect(last).toMatchObject({ type: 'response.completed', response: { model: 'oa-chat', store: false, status: 'completed' } });
+    expect(last.response.environment_impact.provider_id).toBe('oa');
+    expect(last.response.billing_cost.credits).toBeDefined();
+    expect(events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta).join('')).toBe('The capital of France is Paris.');
+    expect(upstream.requests[0]!.body).toMatchObject({ stream: true, store: false });
+
+    const final = await igw.openai().responses.stream({ model: 'oa-chat', input: 'x', tools: [{ type: 'web_search_preview' }] }).finalResponse();
+    expect(final.output[0]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'The capital of France is Paris.' }] });
+  });
+
+  it.skipIf(!recordedAvailable)('stream: a recorded provider error mid-stream → error + response.failed', async () => {
+    handler = () => ({ status: 200, rawSse: readRecorded('openai-responses/stream-error-insufficient-quota.chunks.jsonl').split('\n').filter((line) => line.trim() !== '').map((line) => `data: ${line}\n\n`).join('') });
+    const events = await rawStream(igw.url, igw.key, { model: 'oa-chat', input: 'x', tools: [{ type: 'web_search' }] });
+    expect(events.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);
+    expect(events.map((event) => event.sequence_number)).toEqual([0, 1, 2, 3]);
+    expect(events[2]).toMatchObject({ code: 'INFERENCE_3105' });
+    expect(events[3]!.response).toMatchObject({ status: 'failed', model: 'oa-chat', error: { code: 'INFERENCE_3105' } });
+  });
+});
+
+describe('config: responses_api', () => {
+  it('applies only to providers of kind openai', () => {
+    expect(() => buildConfig({ providers: { a: { kind: 'anthropic', base_url: 'https://example.com', responses_api: true } } }, null, {})).toThrow(/responses_api/);
+    expect(() => buildConfig({ providers: { a: { kind: 'openai', base_url: 'https://example.com', responses_api: true } } }, null, {})).not.toThrow();
+  });
+});
