@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasNestedRepetition } from './matchers.js';
 import { placeholdersOf } from './template.js';
 
 /**
@@ -74,6 +75,10 @@ function checkMatcher(rule: Matcher, path: PropertyKey[], context: z.RefinementC
       new RegExp(rule.pattern, rule.flags ?? 'i');
     } catch (error) {
       context.addIssue({ code: 'custom', path: [...path, 'pattern'], message: `not a valid regular expression (${(error as Error).message})` });
+      return;
+    }
+    if (hasNestedRepetition(rule.pattern)) {
+      context.addIssue({ code: 'custom', path: [...path, 'pattern'], message: 'a repeated group contains a repetition (like (a+)+), which can take exponential time; rewrite it without the nesting' });
     }
   }
 }

@@ -71,3 +71,50 @@ export function scan(matcher: CompiledMatcher, text: string, final: boolean): Sc
 export function firstMatching<Rule extends MatcherRule>(matchers: ReadonlyArray<CompiledMatcher<Rule>>, text: string): CompiledMatcher<Rule> | undefined {
   return matchers.find((matcher) => scan(matcher, text, true).match !== undefined);
 }
+
+/**
+ * True when a repeated group itself contains a repetition, like `(a+)+` or `(\w*\s?)*`: the
+ * shape behind catastrophic backtracking, which would stall the gateway's event loop on a crafted
+ * message. Refused when a blueprint is validated. A heuristic, not a proof: it reads groups,
+ * escapes and character classes, and treats `*`, `+` and `{n,}` / `{n,m}` as repetitions.
+ */
+export function hasNestedRepetition(pattern: string): boolean {
+  const groups: boolean[] = [false];
+  let closedGroupRepeats: boolean | undefined;
+  const repetitionAt = (index: number): boolean => {
+    const character = pattern[index];
+    if (character === '*' || character === '+') return true;
+    return character === '{' && /^\{\d+,\d*\}/.test(pattern.slice(index)) && !/^\{(\d+),\1\}/.test(pattern.slice(index));
+  };
+  for (let index = 0; index < pattern.length; index += 1) {
+    const character = pattern[index]!;
+    const justClosed = closedGroupRepeats;
+    closedGroupRepeats = undefined;
+    if (character === '\\') {
+      index += 1;
+      continue;
+    }
+    if (character === '[') {
+      index += 1;
+      if (pattern[index] === ']') index += 1;
+      while (index < pattern.length && pattern[index] !== ']') index += pattern[index] === '\\' ? 2 : 1;
+      continue;
+    }
+    if (character === '(') {
+      groups.push(false);
+      continue;
+    }
+    if (character === ')') {
+      const inner = groups.pop() ?? false;
+      if (groups.length === 0) groups.push(false);
+      if (inner) groups[groups.length - 1] = true;
+      closedGroupRepeats = inner;
+      continue;
+    }
+    if (repetitionAt(index)) {
+      if (justClosed === true) return true;
+      groups[groups.length - 1] = true;
+    }
+  }
+  return false;
+}

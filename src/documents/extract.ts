@@ -36,8 +36,11 @@ async function extractAs(format: ReturnType<typeof detectFormat>, input: Documen
     case 'csv':
       return extractCsv(input);
     case 'html':
+      // Parsers with heavy dependencies load on first use (most processes never parse HTML).
+      return (await import('./html.js')).extractHtml(input);
     case 'pdf':
+      return (await import('./pdf.js')).extractPdf(input);
     case 'docx':
-      throw new DocumentError('unsupported_file', `"${input.filename}" is ${format.toUpperCase()}, which igw cannot index yet; send it as text or Markdown.`);
+      return (await import('./docx.js')).extractDocx(input);
   }
 }

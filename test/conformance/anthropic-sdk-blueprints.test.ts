@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVaultItem } from '../../src/vault/vault-admin.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** Blueprints and skills on POST /v1/messages (translated onto chat) through the official Anthropic SDK. */
@@ -84,5 +85,31 @@ describe('messages with blueprint_id', () => {
     expect(answer.content).toEqual([{ type: 'text', text: 'Ahoy, a pirate!' }]);
     const error = await create('ahoy', { blueprint_id: id }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
+  });
+});
+
+describe('messages with a blueprint to a provider that speaks the Messages API', () => {
+  it('goes through the hub: the shaped system and tools reach the upstream, the blueprint fields do not', async () => {
+    const upstream = await startFakeUpstream(() => ({
+      json: { id: 'msg_up', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'arr' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } },
+    }));
+    const gateway = await startTestGateway({
+      providers: { claude: { kind: 'anthropic', base_url: upstream.url, api_key: 'sk-ant-x', timeout_ms: 2000, location: 'US', pue: 1.1, renewable_percent: 50, carbon_g_per_kwh: 300, water_l_per_kwh: 1 } },
+      models: { 'claude-chat': { type: 'chat', owned_by: 'anthropic', context_length: 200_000, max_output_tokens: 4096, capabilities: { streaming: true, function_calling: true }, routes: [{ provider: 'claude', upstream_model: 'claude-x' }] } },
+    });
+    try {
+      const skill = { name: 'nav', instructions: 'Use chart_course.', tools: [{ type: 'function', function: { name: 'chart_course', parameters: { type: 'object' } } }] };
+      const answer = (await gateway.anthropic().messages.create({ model: 'claude-chat', max_tokens: 50, system: 'Client system.', messages: [{ role: 'user', content: 'sail' }], blueprint_config: BLUEPRINT, skill_configs: [skill] } as never)) as unknown as Anthropic.Message;
+      expect(answer.content).toEqual([{ type: 'text', text: 'arr' }]);
+      const sent = upstream.requests[0]!.body as Record<string, unknown>;
+      expect(JSON.stringify(sent.system)).toContain('Speak like a pirate.');
+      expect(JSON.stringify(sent.system)).toContain('Use chart_course.');
+      expect(JSON.stringify(sent.system)).toContain('Client system.');
+      expect((sent.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['chart_course']);
+      expect(Object.keys(sent).filter((key) => /blueprint|skill|variables/.test(key))).toEqual([]);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
   });
 });

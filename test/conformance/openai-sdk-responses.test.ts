@@ -67,6 +67,33 @@ describe('openai SDK responses against local-echo', () => {
     expect(second.output_text).toBe('Weather in Paris?');
   });
 
+  it('client-executed tools: shell_call and apply_patch_call items, then their outputs sent back', async () => {
+    const client = igw.openai();
+    const tools = [{ type: 'shell' as const }, { type: 'apply_patch' as const }];
+    const shell = await client.responses.create({ model: 'local-echo', input: 'list the files', tools, tool_choice: { type: 'shell' } });
+    const call = shell.output[0]!;
+    if (call.type !== 'shell_call') throw new Error(`expected a shell_call, got ${call.type}`);
+    expect(call.id).toMatch(/^sh_/);
+    expect(Array.isArray(call.action.commands)).toBe(true);
+    const patch = await client.responses.create({ model: 'local-echo', input: 'fix the typo', tools, tool_choice: { type: 'apply_patch' } });
+    const patchCall = patch.output[0]!;
+    if (patchCall.type !== 'apply_patch_call') throw new Error(`expected an apply_patch_call, got ${patchCall.type}`);
+    expect(['create_file', 'update_file', 'delete_file']).toContain(patchCall.operation.type);
+
+    const followUp = await client.responses.create({
+      model: 'local-echo',
+      tools,
+      input: [
+        { role: 'user', content: 'list the files' },
+        call,
+        { type: 'shell_call_output', call_id: call.call_id, output: [{ stdout: 'README.md\n', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] },
+        patchCall,
+        { type: 'apply_patch_call_output', call_id: patchCall.call_id, status: 'completed', output: 'patched' },
+      ],
+    });
+    expect(followUp.output_text).toBe('list the files');
+  });
+
   it('named tool_choice and parallel_tool_calls reach the model', async () => {
     const response = await igw.openai().responses.create({
       model: 'local-echo',

@@ -1,5 +1,5 @@
 import type { ChatResponse, ChatUsage, FinishReason, ToolCall } from '../chat/types.js';
-import { itemId, messageItem, toolCallItem } from './output-items.js';
+import { itemId, messageItem, reasoningItem, toolCallItem } from './output-items.js';
 import type { ToolPlan } from './tools.js';
 import type { ResponseObject, ResponsesError, ResponsesOutputItem, ResponsesRequest } from './types.js';
 import { toResponsesUsage } from './usage.js';
@@ -55,8 +55,8 @@ export interface TurnOutput {
 
 /**
  * A hub answer (one model turn) → output items, numbered from `firstIndex`, in the order the
- * stream state machine emits them: a message item when there is text (a refusal counts as
- * text), then the function calls, then the shell / apply_patch calls (the stream holds those
+ * stream state machine emits them: a reasoning item when the model reported its reasoning
+ * (hub reasoning_content), a message item when there is text (a refusal counts as text), then the function calls, then the shell / apply_patch calls (the stream holds those
  * until their arguments are complete). file_search calls are returned apart: the caller runs
  * them and adds their items after these.
  */
@@ -66,7 +66,9 @@ export function turnOutput(response: ChatResponse, tools: ToolPlan, responseId: 
   const internalCalls: ToolCall[] = [];
   const text = (choice?.message.content ?? '') + (choice?.message.refusal ?? '');
   const finishReason = choice?.finish_reason ?? null;
-  if (text !== '') items.push(messageItem(itemId('message', responseId, firstIndex), text, messageStatus(finishReason)));
+  const reasoning = choice?.message.reasoning_content ?? '';
+  if (reasoning !== '') items.push(reasoningItem(itemId('reasoning', responseId, firstIndex), reasoning));
+  if (text !== '') items.push(messageItem(itemId('message', responseId, firstIndex + items.length), text, messageStatus(finishReason)));
   const calls = choice?.message.tool_calls ?? [];
   const kindOf = (call: ToolCall) => tools.kinds.get(call.function.name) ?? 'function';
   for (const call of calls) if (kindOf(call) === 'function') items.push(toolCallItem(call, 'function', responseId, firstIndex + items.length));

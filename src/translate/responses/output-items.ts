@@ -7,6 +7,7 @@ import type {
   OutputFileSearchCallItem,
   OutputFunctionCallItem,
   OutputMessageItem,
+  OutputReasoningItem,
   OutputShellCallItem,
   ResponsesOutputItem,
 } from './types.js';
@@ -18,10 +19,15 @@ import type {
  * answer, stable, and the same whether the answer was streamed or not.
  */
 
-const ITEM_PREFIX = { message: 'msg', function_call: 'fc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs' } as const;
+const ITEM_PREFIX = { reasoning: 'rs', message: 'msg', function_call: 'fc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs' } as const;
 
 export function itemId(kind: keyof typeof ITEM_PREFIX, responseId: string, outputIndex: number): string {
   return `${ITEM_PREFIX[kind]}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
+}
+
+/** What a reasoning model thought before answering (hub reasoning_content), as OpenAI's reasoning item with reasoning_text. */
+export function reasoningItem(id: string, text: string): OutputReasoningItem {
+  return { type: 'reasoning', id, status: 'completed', summary: [], content: [{ type: 'reasoning_text', text }] };
 }
 
 /** A message with its text as one output_text part (a provider refusal is text too, as on the other surfaces). */

@@ -116,7 +116,9 @@ export interface OutputShellCallItem { type: 'shell_call'; id: string; call_id: 
 export interface OutputApplyPatchCallItem { type: 'apply_patch_call'; id: string; call_id: string; operation: ApplyPatchOperation; status: 'completed' | 'in_progress' }
 export interface OutputFileSearchCallItem { type: 'file_search_call'; id: string; queries: string[]; status: 'in_progress' | 'searching' | 'completed' | 'failed'; results: FileSearchResult[] | null }
 
-export type ResponsesOutputItem = OutputMessageItem | OutputFunctionCallItem | OutputShellCallItem | OutputApplyPatchCallItem | OutputFileSearchCallItem;
+export interface OutputReasoningItem { type: 'reasoning'; id: string; status: 'completed' | 'in_progress'; summary: []; content: Array<{ type: 'reasoning_text'; text: string }> }
+
+export type ResponsesOutputItem = OutputReasoningItem | OutputMessageItem | OutputFunctionCallItem | OutputShellCallItem | OutputApplyPatchCallItem | OutputFileSearchCallItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -165,7 +167,9 @@ type Sequenced<T> = T & { sequence_number: number };
 export type ResponseStreamEvent = Sequenced<
   | { type: 'response.created' | 'response.in_progress' | 'response.completed' | 'response.failed'; response: ResponseObject }
   | { type: 'response.output_item.added' | 'response.output_item.done'; output_index: number; item: ResponsesOutputItem }
-  | { type: 'response.content_part.added' | 'response.content_part.done'; item_id: string; output_index: number; content_index: number; part: OutputMessageItem['content'][number] }
+  | { type: 'response.content_part.added' | 'response.content_part.done'; item_id: string; output_index: number; content_index: number; part: OutputMessageItem['content'][number] | OutputReasoningItem['content'][number] }
+  | { type: 'response.reasoning_text.delta'; item_id: string; output_index: number; content_index: number; delta: string }
+  | { type: 'response.reasoning_text.done'; item_id: string; output_index: number; content_index: number; text: string }
   | { type: 'response.output_text.delta'; item_id: string; output_index: number; content_index: number; delta: string; logprobs: [] }
   | { type: 'response.output_text.done'; item_id: string; output_index: number; content_index: number; text: string; logprobs: [] }
   | { type: 'response.function_call_arguments.delta'; item_id: string; output_index: number; delta: string }

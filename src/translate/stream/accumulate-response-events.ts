@@ -33,8 +33,16 @@ export function accumulateResponseEvents(events: Iterable<ResponseStreamEvent>):
         break;
       }
       case 'response.content_part.added': {
-        const item = openItem(response, open, event.output_index, 'message');
-        if (item.type === 'message') item.content.push({ ...event.part });
+        const item = openItem(response, open, event.output_index, event.part.type === 'reasoning_text' ? 'reasoning' : 'message');
+        if (item.type === 'message' && event.part.type === 'output_text') item.content.push({ ...event.part });
+        if (item.type === 'reasoning' && event.part.type === 'reasoning_text') item.content.push({ ...event.part });
+        break;
+      }
+      case 'response.reasoning_text.delta': {
+        const item = openItem(response, open, event.output_index, 'reasoning');
+        const part = item.type === 'reasoning' ? item.content[event.content_index] : undefined;
+        if (part === undefined) throw new Error(`reasoning delta for missing part ${event.content_index}`);
+        part.text += event.delta;
         break;
       }
       case 'response.output_text.delta': {
@@ -54,7 +62,7 @@ export function accumulateResponseEvents(events: Iterable<ResponseStreamEvent>):
         const { status: _foldedStatus, ...foldedRest } = folded as unknown as Record<string, unknown>;
         const { status: _doneStatus, ...doneRest } = event.item as unknown as Record<string, unknown>;
         // Whole-item updates (file_search results) are taken from the done event; streamed text and arguments must match it.
-        if (event.item.type === 'message' || event.item.type === 'function_call') {
+        if (event.item.type === 'message' || event.item.type === 'function_call' || event.item.type === 'reasoning') {
           if (JSON.stringify(sorted(foldedRest)) !== JSON.stringify(sorted(doneRest))) throw new Error(`item ${event.output_index}: folded ${JSON.stringify(folded)} ≠ done ${JSON.stringify(event.item)}`);
         }
         response.output[event.output_index] = structuredClone(event.item);

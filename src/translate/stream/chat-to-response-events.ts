@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatUsage, FinishReason, ToolCall } from '../chat/types.js';
 import { finishResponse, messageStatus } from '../responses/chat-to-responses.js';
-import { fileSearchCallItem, functionCallItem, itemId, messageItem, toolCallItem } from '../responses/output-items.js';
+import { fileSearchCallItem, functionCallItem, itemId, messageItem, reasoningItem, toolCallItem } from '../responses/output-items.js';
 import type { ToolPlan } from '../responses/tools.js';
 import type { FileSearchResult, ResponseObject, ResponsesError, ResponsesOutputItem, ResponseStreamEvent } from '../responses/types.js';
 import { argumentsComplete, ToolCallTracker, type TrackedToolCall } from './tool-call-tracker.js';
@@ -18,10 +18,13 @@ export interface ResponseEventsOptions {
  */
 type Phase = 'idle' | 'streaming' | 'turn_finished' | 'done';
 
-type LiveItem = { kind: 'message'; index: number; id: string; text: string } | { kind: 'function'; index: number; id: string; call: TrackedToolCall };
+type LiveItem =
+  | { kind: 'reasoning'; index: number; id: string; text: string }
+  | { kind: 'message'; index: number; id: string; text: string }
+  | { kind: 'function'; index: number; id: string; call: TrackedToolCall };
 
 /** Output waiting for the live function call's arguments to complete. */
-type Queued = { kind: 'text'; text: string } | { kind: 'function'; call: TrackedToolCall };
+type Queued = { kind: 'reasoning'; text: string } | { kind: 'text'; text: string } | { kind: 'function'; call: TrackedToolCall };
 
 /** Extra top-level fields of the final response (environment_impact, billing_cost). */
 export type ResponseExtras = Record<string, unknown>;
@@ -31,7 +34,8 @@ export type ResponseExtras = Record<string, unknown>;
  * the recorded OpenAI captures), as an explicit state machine. Every event carries the next
  * `sequence_number`, from 0.
  *
- * Items: one is live at a time. Text opens a message item (output_item.added, then
+ * Items: one is live at a time. Reasoning (hub reasoning_content) opens a reasoning item and
+ * streams as reasoning_text.delta, as OpenAI-compatible local servers do. Text opens a message item (output_item.added, then
  * content_part.added) and streams as output_text.delta; a client function call opens a
  * function_call item and streams its arguments as function_call_arguments.delta. Output for
  * another item that arrives while a call's arguments are still incomplete JSON is queued and
@@ -51,6 +55,7 @@ export class ChatToResponseEvents {
   /** Output indexes handed out so far (items still open included). */
   private nextIndex = 0;
   private turnText = '';
+  private reasoningText = '';
   private usage: ChatUsage | undefined;
   private finish: FinishReason | null = null;
   private internal: ToolCall[] = [];
@@ -70,7 +75,7 @@ export class ChatToResponseEvents {
 
   /** All text and tool-argument text of the current turn, for counting output tokens when usage is missing. */
   get outputText(): string {
-    return this.turnText + this.tools.all().map((call) => call.arguments).join('');
+    return this.reasoningText + this.turnText + this.tools.all().map((call) => call.arguments).join('');
   }
 
   /** The text of the current turn (what the model said besides its tool calls). */
@@ -109,8 +114,10 @@ export class ChatToResponseEvents {
     if (this.phase !== 'streaming') return events;
     for (const choice of chunk.choices) {
       if (choice.index !== 0) continue;
+      const reasoning = choice.delta.reasoning_content ?? '';
+      if (reasoning !== '') this.onTextLike('reasoning', reasoning, events);
       const text = (choice.delta.content ?? '') + (choice.delta.refusal ?? '');
-      if (text !== '') this.onText(text, events);
+      if (text !== '') this.onTextLike('text', text, events);
       for (const delta of choice.delta.tool_calls ?? []) this.onToolDelta(this.tools.record(delta), events);
       if (choice.finish_reason != null) {
         this.finish = choice.finish_reason;
@@ -126,6 +133,7 @@ export class ChatToResponseEvents {
     this.phase = 'streaming';
     this.tools = new ToolCallTracker();
     this.turnText = '';
+    this.reasoningText = '';
     this.usage = undefined;
     this.finish = null;
     this.internal = [];
@@ -195,20 +203,23 @@ export class ChatToResponseEvents {
     events.push({ ...event, sequence_number: this.sequence++ } as ResponseStreamEvent);
   }
 
-  private onText(text: string, events: ResponseStreamEvent[]): void {
-    this.turnText += text;
-    if (this.live?.kind === 'message') {
+  /** Message text or reasoning text: streamed into its live item, else a new item (queued while a call's arguments are incomplete). */
+  private onTextLike(kind: 'text' | 'reasoning', text: string, events: ResponseStreamEvent[]): void {
+    if (kind === 'text') this.turnText += text;
+    else this.reasoningText += text;
+    const liveKind = kind === 'text' ? 'message' : 'reasoning';
+    if (this.live?.kind === liveKind && this.queue.length === 0) {
       this.sendText(this.live, text, events);
       return;
     }
     if (this.queue.length > 0 || !this.liveClosable()) {
       const last = this.queue[this.queue.length - 1];
-      if (last?.kind === 'text') last.text += text;
-      else this.queue.push({ kind: 'text', text });
+      if (last?.kind === kind) last.text += text;
+      else this.queue.push({ kind, text });
       return;
     }
     this.closeLive(events, 'completed');
-    this.openMessage(text, events);
+    this.openTextLike(kind, text, events);
   }
 
   private onToolDelta(call: TrackedToolCall, events: ResponseStreamEvent[]): void {
@@ -271,27 +282,36 @@ export class ChatToResponseEvents {
   }
 
   private liveClosable(): boolean {
-    return this.live === null || this.live.kind === 'message' || argumentsComplete(this.live.call.arguments);
+    return this.live === null || this.live.kind !== 'function' || argumentsComplete(this.live.call.arguments);
   }
 
   private openQueued(item: Queued, events: ResponseStreamEvent[]): void {
-    if (item.kind === 'text') this.openMessage(item.text, events);
-    else this.openFunction(item.call, events);
+    if (item.kind === 'function') this.openFunction(item.call, events);
+    else this.openTextLike(item.kind, item.text, events);
   }
 
-  private openMessage(text: string, events: ResponseStreamEvent[]): void {
+  private openTextLike(kind: 'text' | 'reasoning', text: string, events: ResponseStreamEvent[]): void {
     const index = this.nextIndex++;
-    const id = itemId('message', this.options.skeleton.id, index);
-    this.emit(events, { type: 'response.output_item.added', output_index: index, item: { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] } });
-    this.emit(events, { type: 'response.content_part.added', item_id: id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-    const live: LiveItem = { kind: 'message', index, id, text: '' };
+    let live: Extract<LiveItem, { text: string }>;
+    if (kind === 'text') {
+      const id = itemId('message', this.options.skeleton.id, index);
+      this.emit(events, { type: 'response.output_item.added', output_index: index, item: { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] } });
+      this.emit(events, { type: 'response.content_part.added', item_id: id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      live = { kind: 'message', index, id, text: '' };
+    } else {
+      const id = itemId('reasoning', this.options.skeleton.id, index);
+      this.emit(events, { type: 'response.output_item.added', output_index: index, item: { type: 'reasoning', id, status: 'in_progress', summary: [], content: [] } });
+      this.emit(events, { type: 'response.content_part.added', item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      live = { kind: 'reasoning', index, id, text: '' };
+    }
     this.live = live;
     this.sendText(live, text, events);
   }
 
-  private sendText(live: Extract<LiveItem, { kind: 'message' }>, text: string, events: ResponseStreamEvent[]): void {
+  private sendText(live: Extract<LiveItem, { text: string }>, text: string, events: ResponseStreamEvent[]): void {
     live.text += text;
-    this.emit(events, { type: 'response.output_text.delta', item_id: live.id, output_index: live.index, content_index: 0, delta: text, logprobs: [] });
+    if (live.kind === 'message') this.emit(events, { type: 'response.output_text.delta', item_id: live.id, output_index: live.index, content_index: 0, delta: text, logprobs: [] });
+    else this.emit(events, { type: 'response.reasoning_text.delta', item_id: live.id, output_index: live.index, content_index: 0, delta: text });
   }
 
   private openFunction(call: TrackedToolCall, events: ResponseStreamEvent[]): void {
@@ -315,6 +335,14 @@ export class ChatToResponseEvents {
     const live = this.live;
     if (live === null) return;
     this.live = null;
+    if (live.kind === 'reasoning') {
+      this.emit(events, { type: 'response.reasoning_text.done', item_id: live.id, output_index: live.index, content_index: 0, text: live.text });
+      this.emit(events, { type: 'response.content_part.done', item_id: live.id, output_index: live.index, content_index: 0, part: { type: 'reasoning_text', text: live.text } });
+      const item = reasoningItem(live.id, live.text);
+      this.emit(events, { type: 'response.output_item.done', output_index: live.index, item });
+      this.output.push(item);
+      return;
+    }
     if (live.kind === 'message') {
       this.emit(events, { type: 'response.output_text.done', item_id: live.id, output_index: live.index, content_index: 0, text: live.text, logprobs: [] });
       this.emit(events, { type: 'response.content_part.done', item_id: live.id, output_index: live.index, content_index: 0, part: { type: 'output_text', text: live.text, annotations: [] } });

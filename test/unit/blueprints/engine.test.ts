@@ -3,7 +3,7 @@ import { shapeChatRequest, type BlueprintInput } from '../../../src/blueprints/a
 import { blueprintSchema, skillSchema, type Blueprint } from '../../../src/blueprints/documents.js';
 import { placeholdersOf, renderTemplate } from '../../../src/blueprints/template.js';
 import { resolveVariables } from '../../../src/blueprints/variables.js';
-import { compileMatcher, scan } from '../../../src/blueprints/matchers.js';
+import { compileMatcher, hasNestedRepetition, scan } from '../../../src/blueprints/matchers.js';
 import type { ChatRequest } from '../../../src/translate/chat/types.js';
 import { gatewayErrorOf } from '../../helpers/thrown.js';
 
@@ -142,5 +142,24 @@ describe('shapeChatRequest', () => {
   it('tool_choice may name a skill tool', () => {
     const { request } = shapeChatRequest(hub('x', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }), { skills: [weather] });
     expect(request.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
+  });
+});
+
+describe('nested repetition (catastrophic backtracking) is refused', () => {
+  it.each([
+    ['(a+)+', true],
+    ['(\\w*\\s?)*$', true],
+    ['(?:x|y+){2,}', true],
+    ['((ab)+c)*', true],
+    ['(a|b)+', false],
+    ['\\(a+\\)+', false],
+    ['[(a+)]+', false],
+    ['(ab){3}', false],
+    ['(a+){2}', false],
+    ['sk-[A-Za-z0-9]{20,}', false],
+    ['^\\s*(hi|hello)\\s*$', false],
+  ])('%s → %s', (pattern, nested) => {
+    expect(hasNestedRepetition(pattern)).toBe(nested);
+    expect(blueprintSchema.safeParse({ name: 'x', railguards: { input: [{ pattern, message: 'm' }] } }).success).toBe(!nested);
   });
 });

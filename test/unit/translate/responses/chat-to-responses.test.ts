@@ -19,6 +19,12 @@ const tools: ResponsesTool[] = [{ type: 'function', name: 'f' }, { type: 'shell'
 describe('turnOutput', () => {
   it.each<[string, ChatResponse, unknown[], string[]]>([
     ['text → one message item', hub('hi', null, 'stop'), [{ type: 'message', id: 'msg_abc_0', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }], []],
+    [
+      'reasoning_content → a reasoning item before the message',
+      { ...hub('answer', null, 'stop'), choices: [{ index: 0, message: { role: 'assistant', content: 'answer', tool_calls: null, reasoning_content: 'hmm' }, finish_reason: 'stop', logprobs: null }] },
+      [{ type: 'reasoning', id: 'rs_abc_0', content: [{ type: 'reasoning_text', text: 'hmm' }] }, { type: 'message', id: 'msg_abc_1' }],
+      [],
+    ],
     ['length → incomplete message', hub('h', null, 'length'), [{ type: 'message', status: 'incomplete' }], []],
     ['refusal → message text', hub(null, null, 'stop', 'no'), [{ type: 'message', content: [{ type: 'output_text', text: 'no' }] }], []],
     [

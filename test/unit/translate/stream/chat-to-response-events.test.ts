@@ -55,6 +55,12 @@ describe('ChatToResponseEvents', () => {
       [{ type: 'shell_call', id: 'sh_t_0', call_id: 'c1', action: { commands: ['ls'], timeout_ms: null, max_output_length: null }, status: 'completed' }],
     ],
     [
+      'reasoning then text → a reasoning item, then the message',
+      [chunk({ reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing.' }), text('Done.'), finish('stop')],
+      ['created', 'in_progress', 'output_item.added', 'content_part.added', 'reasoning_text.delta', 'reasoning_text.delta', 'reasoning_text.done', 'content_part.done', 'output_item.done', 'output_item.added', 'content_part.added', 'output_text.delta', 'output_text.done', 'content_part.done', 'output_item.done', 'completed'],
+      [{ type: 'reasoning', id: 'rs_t_0', summary: [], content: [{ type: 'reasoning_text', text: 'Thinking.' }] }, { type: 'message', id: 'msg_t_1', content: [{ text: 'Done.' }] }],
+    ],
+    [
       'length → message incomplete, response completed',
       [text('a b'), finish('length')],
       ['created', 'in_progress', 'output_item.added', 'content_part.added', 'output_text.delta', 'output_text.done', 'content_part.done', 'output_item.done', 'completed'],

@@ -14,7 +14,7 @@ import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecord
  * Replay comparison against real OpenAI Responses captures (../shared/fixtures/recorded/
  * openai-responses): the output each capture describes is fed to igw's state machine as hub
  * chunks, and igw's events must come in the recorded order, with the recorded fields, folding
- * into the recorded output items. Reasoning items (igw emits none) are left out of the comparison.
+ * into the recorded output items. Encrypted reasoning items (no text to carry) are left out.
  */
 
 type Recorded = Record<string, any> & { type: string };
@@ -28,10 +28,14 @@ function recordedEvents(file: string): Recorded[] {
     .map((data) => JSON.parse(data) as Recorded);
 }
 
-/** The recorded events without reasoning items and their parts (igw streams no reasoning items). */
+/**
+ * The recorded events without encrypted reasoning items (OpenAI's own reasoning models send no
+ * reasoning text: nothing a chat upstream could carry). Reasoning with text stays.
+ */
 function withoutReasoning(events: Recorded[]): Recorded[] {
-  const reasoningIndexes = new Set(events.filter((event) => event.type === 'response.output_item.added' && event.item.type === 'reasoning').map((event) => event.output_index as number));
-  return events.filter((event) => !(typeof event.output_index === 'number' && reasoningIndexes.has(event.output_index)) && !event.type.startsWith('response.reasoning'));
+  const withText = new Set(events.filter((event) => event.type === 'response.reasoning_text.delta').map((event) => event.output_index as number));
+  const encrypted = new Set(events.filter((event) => event.type === 'response.output_item.added' && event.item.type === 'reasoning' && !withText.has(event.output_index)).map((event) => event.output_index as number));
+  return events.filter((event) => !(typeof event.output_index === 'number' && encrypted.has(event.output_index)));
 }
 
 /** The model output the capture describes, as the hub chunks an OpenAI-compatible upstream would send. */
@@ -58,6 +62,8 @@ function hubChunksOf(events: Recorded[]): { chunks: ChatChunk[]; failedWith?: Re
     } else if (event.type === 'response.function_call_arguments.done' && !streamedArguments.has(event.output_index)) {
       // LM Studio sends the arguments whole, without deltas.
       chunks.push(chunk({ tool_calls: [{ index: toolIndex.get(event.output_index)!, function: { arguments: event.arguments } }] }));
+    } else if (event.type === 'response.reasoning_text.delta') {
+      chunks.push(chunk({ reasoning_content: event.delta }));
     } else if (event.type === 'response.output_text.delta') {
       chunks.push(chunk({ content: event.delta }));
     } else if (event.type === 'response.completed') {
@@ -94,6 +100,7 @@ function replay(file: string): { ours: ResponseStreamEvent[]; recorded: Recorded
 function itemEssence(item: Record<string, any>): Record<string, unknown> {
   if (item.type === 'message') return { type: item.type, role: item.role, status: item.status, text: item.content.map((part: { text: string }) => part.text).join('') };
   if (item.type === 'function_call') return { type: item.type, call_id: item.call_id, name: item.name, arguments: item.arguments, status: item.status };
+  if (item.type === 'reasoning') return { type: item.type, status: item.status, text: (item.content ?? []).map((part: { text: string }) => part.text).join('') };
   return { type: item.type };
 }
 
@@ -132,7 +139,8 @@ describe.skipIf(!recordedAvailable)('responses stream replay against recorded Op
     const folded = accumulateResponseEvents(replayed.ours);
     const last = recorded[recorded.length - 1]!;
     expect(folded.status).toBe(last.response.status);
-    const recordedOutput = (last.response.output as Array<Record<string, any>>).filter((item) => item.type !== 'reasoning');
+    const kept = new Set(recorded.filter((event) => event.type === 'response.output_item.done').map((event) => event.item.id as string));
+    const recordedOutput = (last.response.output as Array<Record<string, any>>).filter((item) => kept.has(item.id));
     expect(folded.output.map(itemEssence)).toEqual(recordedOutput.map(itemEssence));
     if (last.response.usage != null) expect(folded.usage).toMatchObject({ input_tokens: last.response.usage.input_tokens, output_tokens: last.response.usage.output_tokens, total_tokens: last.response.usage.total_tokens });
   });
