@@ -386,7 +386,6 @@ export class VectorStoreService {
       case 'text':
         return (await this.readSource(file.vector_store_id, file.id)).toString('utf8');
       case 'url': {
-        if (tools.fetchUrl === undefined) throw new IngestFailure({ code: 'server_error', message: 'Web pages cannot be fetched by this build.' });
         const fetched = await tools.fetchUrl(file.source.url, signal);
         return (await tools.extract({ bytes: fetched.bytes, filename: fetched.filename, mimeType: fetched.mimeType })).text;
       }
@@ -448,6 +447,7 @@ function failureOf(error: unknown): FileError {
   if (error instanceof IngestFailure) return error.failure;
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'unsupported_file' || code === 'invalid_file') return { code, message: (error as Error).message };
-  if (isGatewayError(error)) return { code: 'server_error', message: `${error.code}: ${error.message}` };
+  // A request-shaped refusal of the source itself (a URL that cannot be fetched) is the file's fault.
+  if (isGatewayError(error)) return { code: error.code.startsWith('VALIDATION_') ? 'invalid_file' : 'server_error', message: `${error.code}: ${error.message}` };
   return { code: 'server_error', message: 'The file could not be processed; the gateway log has the details.' };
 }
