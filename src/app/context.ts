@@ -11,6 +11,7 @@ import type { Store } from '../store/store.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
+import type { VectorStoreService } from '../vector-stores/service.js';
 
 /** Everything an endpoint may use, built once by the composition root (app/gateway.ts). */
 export interface AppContext {
@@ -27,6 +28,8 @@ export interface AppContext {
   logger: Logger;
   /** AES-256 key for contents stored at rest (src/crypto: seal / sealed streams), DESIGN §4. */
   dataKey: Buffer;
+  /** Managed vector stores: records, per-store index and chunks, ingestion queue. */
+  vectorStores: VectorStoreService;
   /** Stored files (/v1/files, batch inputs and outputs, vector store sources), sealed at rest. */
   files: FileStore;
   /** Batches: records and the in-process runner (started once the app context exists). */

@@ -20,6 +20,8 @@ import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
+import { documentTools } from '../vector-stores/default-document-tools.js';
+import { VectorStoreService } from '../vector-stores/service.js';
 import { Activity } from './activity.js';
 import type { AppContext } from './context.js';
 
@@ -63,6 +65,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
     const ids = options.ids ?? randomIds;
+    const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
+    cleanups.push(() => vectorStores.close());
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
     const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
     // Before the store closes: rows in flight stop and the batch records are saved.
@@ -79,10 +83,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ids,
       logger,
       dataKey,
+      vectorStores,
       files,
       batches,
       activity: new Activity(() => clock.now()),
     };
+    await vectorStores.start(app, documentTools(app));
     batches.start(app, ROUTES);
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());

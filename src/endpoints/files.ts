@@ -1,7 +1,6 @@
 import { ANY_INFERENCE_SCOPE, requireScope } from '../auth/scopes.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { fileObject, isUploadPurpose, UPLOAD_PURPOSES, type FileRecord } from '../files/file-record.js';
-import { MAX_FILE_BYTES } from '../files/file-store.js';
 import { responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { receiveUpload } from './shared/multipart-upload.js';
@@ -21,11 +20,12 @@ const KNOWN_FIELDS = new Set(['purpose']);
 export async function handleCreateFile(call: RequestCall): Promise<void> {
   const files = call.app.files;
   const prepared = files.prepare();
+  const maxBytes = call.app.config.files.max_upload_bytes;
   const upload = await receiveUpload(call, {
     fileField: 'file',
-    maxFileBytes: MAX_FILE_BYTES,
+    maxFileBytes: maxBytes,
     tooLargeCode: 'VALIDATION_4013',
-    tooLargeMessage: `The file is larger than ${MAX_FILE_BYTES / (1024 * 1024)} MB (${MAX_FILE_BYTES} bytes); split it.`,
+    tooLargeMessage: `The file is larger than ${maxBytes} bytes (config files.max_upload_bytes); split it.`,
     headBytes: 0,
     defaultFilename: 'file',
     encrypt: prepared.sealer,

@@ -13,6 +13,8 @@ export const ERROR_CATALOG = {
   AUTH_1007: { status: 401, retryable: false, message: 'No API key: send `Authorization: Bearer <key>` or `x-api-key: <key>` (create one with `igw keys create`).' },
   AUTH_1008: { status: 401, retryable: false, message: 'Invalid API key: it is malformed, expired or revoked. Create a new one with `igw keys create`.' },
   AUTH_1015: { status: 403, retryable: false, message: 'This API key lacks the scope this endpoint needs.' },
+  /** Spec "Authentication" §7; the vector-store envelope names it `insufficient_permissions` (errors/render.ts). */
+  AUTH_1016: { status: 403, retryable: false, message: 'This API key has no vault access, which vector stores need: create a key with `igw keys create --vault`.' },
   AUTH_1028: { status: 429, retryable: true, message: 'Rate limit reached for this key; retry after the time in the Retry-After header.' },
   AUTH_1040: { status: 403, retryable: false, message: 'Host header not allowed: the gateway is bound to loopback and only answers loopback host names.' },
   AUTH_1041: { status: 403, retryable: false, message: 'Cross-origin request refused: add the origin to server.cors_origins to allow it.' },
@@ -43,6 +45,9 @@ export const ERROR_CATALOG = {
   VALIDATION_4016: { status: 413, retryable: false, message: 'Audio file is larger than 25 MB.' },
   RESOURCE_5404: { status: 404, retryable: false, message: 'No such endpoint.' },
   RESOURCE_5405: { status: 405, retryable: false, message: 'Method not allowed on this endpoint.' },
+  RESOURCE_5420: { status: 404, retryable: false, message: 'Vector store not found.' },
+  RESOURCE_5421: { status: 404, retryable: false, message: 'File not found in this vector store.' },
+  RESOURCE_5422: { status: 404, retryable: false, message: 'File batch not found in this vector store.' },
   RESOURCE_5410: { status: 404, retryable: false, message: 'File not found.' },
   RESOURCE_5411: { status: 404, retryable: false, message: 'Batch not found.' },
   RESOURCE_5412: { status: 409, retryable: false, message: 'The batch is already finished and cannot be cancelled.' },

@@ -9,6 +9,9 @@ export interface RenderedError {
   body: unknown;
 }
 
+/** Codes the vector-store envelope spells differently (spec "Authentication" §7). */
+const VECTOR_STORE_CODES: Partial<Record<string, string>> = { AUTH_1016: 'insufficient_permissions' };
+
 /** Turns any thrown value into the envelope of the route's dialect. Unknown errors become SYSTEM_9001. */
 export function renderError(error: unknown, dialect: ErrorDialect = 'gateway'): RenderedError {
   const gatewayError = error instanceof GatewayError ? error : new GatewayError('SYSTEM_9001', undefined, undefined, { cause: error });
@@ -21,7 +24,7 @@ export function renderError(error: unknown, dialect: ErrorDialect = 'gateway'): 
           message: gatewayError.message,
           type: gatewayError.status === 401 || gatewayError.status === 403 ? 'authentication_error' : 'invalid_request_error',
           param: typeof gatewayError.details?.['field'] === 'string' ? gatewayError.details['field'] : null,
-          code: gatewayError.code,
+          code: VECTOR_STORE_CODES[gatewayError.code] ?? gatewayError.code,
         },
       },
     };

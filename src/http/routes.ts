@@ -8,6 +8,12 @@ import { handleMessages } from '../endpoints/messages.js';
 import { handleMessagesCountTokens } from '../endpoints/messages-count-tokens.js';
 import { handleListModels, handleRetrieveModel } from '../endpoints/models.js';
 import { handleRerank } from '../endpoints/rerank.js';
+import { handleCancelFileBatch, handleCreateFileBatch, handleListFileBatchFiles, handleRetrieveFileBatch } from '../endpoints/vector-stores/batches.js';
+import { handleVectorStoreAttachFile, handleVectorStoreDeleteFile, handleVectorStoreFileContent, handleVectorStoreListFiles, handleVectorStoreRetrieveFile, handleVectorStoreUpdateFile } from '../endpoints/vector-stores/files.js';
+import { handleSearch } from '../endpoints/vector-stores/search.js';
+import { handleVectorStoreUpload } from '../endpoints/vector-stores/upload.js';
+import { handleTextSource, handleUrlSource } from '../endpoints/vector-stores/sources.js';
+import { handleCreateVectorStore, handleDeleteVectorStore, handleListVectorStores, handleRetrieveVectorStore, handleUpdateVectorStore } from '../endpoints/vector-stores/stores.js';
 import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import type { ErrorDialect } from '../errors/render.js';
 import type { EndpointHandler } from './request-call.js';
@@ -21,6 +27,8 @@ export interface GatewayRoute {
   body: 'json' | 'none';
   dialect: ErrorDialect;
   handler: EndpointHandler;
+  /** The key must have vault access (vector stores). */
+  vault?: boolean;
 }
 
 export const ROUTES: readonly GatewayRoute[] = [
@@ -45,4 +53,35 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/v1/batches/{id}', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveBatch },
   { method: 'POST', path: '/v1/batches/{id}/cancel', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleCancelBatch },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
+  ...vectorStoreRoutes(),
 ];
+
+/** Spec "Vector stores": read scope for GET and search, write scope for POST and DELETE; vault access; vector-store envelope. */
+function vectorStoreRoutes(): GatewayRoute[] {
+  const read = 'kit.knowledge.read';
+  const write = 'kit.knowledge.write';
+  const base = '/v1/vector_stores';
+  const rows: Array<[GatewayRoute['method'], string, string, GatewayRoute['body'], EndpointHandler]> = [
+    ['POST', base, write, 'json', handleCreateVectorStore],
+    ['GET', base, read, 'none', handleListVectorStores],
+    ['GET', `${base}/{vector_store_id}`, read, 'none', handleRetrieveVectorStore],
+    ['POST', `${base}/{vector_store_id}`, write, 'json', handleUpdateVectorStore],
+    ['DELETE', `${base}/{vector_store_id}`, write, 'none', handleDeleteVectorStore],
+    ['POST', `${base}/{vector_store_id}/files`, write, 'json', handleVectorStoreAttachFile],
+    ['GET', `${base}/{vector_store_id}/files`, read, 'none', handleVectorStoreListFiles],
+    ['GET', `${base}/{vector_store_id}/files/{file_id}`, read, 'none', handleVectorStoreRetrieveFile],
+    ['POST', `${base}/{vector_store_id}/files/{file_id}`, write, 'json', handleVectorStoreUpdateFile],
+    ['DELETE', `${base}/{vector_store_id}/files/{file_id}`, write, 'none', handleVectorStoreDeleteFile],
+    ['GET', `${base}/{vector_store_id}/files/{file_id}/content`, read, 'none', handleVectorStoreFileContent],
+    ['POST', `${base}/{vector_store_id}/files/upload`, write, 'none', handleVectorStoreUpload],
+    ['POST', `${base}/{vector_store_id}/sources/url`, write, 'json', handleUrlSource],
+    ['POST', `${base}/{vector_store_id}/sources/text`, write, 'json', handleTextSource],
+    ['POST', `${base}/{vector_store_id}/file_batches`, write, 'json', handleCreateFileBatch],
+    ['GET', `${base}/{vector_store_id}/file_batches/{batch_id}`, read, 'none', handleRetrieveFileBatch],
+    ['GET', `${base}/{vector_store_id}/file_batches/{batch_id}/files`, read, 'none', handleListFileBatchFiles],
+    ['POST', `${base}/{vector_store_id}/file_batches/{batch_id}/cancel`, write, 'none', handleCancelFileBatch],
+    // Search only reads, though it is a POST (spec: kit.knowledge.read grants search).
+    ['POST', `${base}/{vector_store_id}/search`, read, 'json', handleSearch],
+  ];
+  return rows.map(([method, path, scope, body, handler]) => ({ method, path, scope, body, dialect: 'vector-store', handler, vault: true }));
+}

@@ -87,6 +87,8 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       const { name: planName, plan } = app.ledger.plan(account);
       Object.assign(headers, rateLimitHeaders(app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now())));
       if (route.scope !== null) requireScope(principal.scopes, route.scope);
+      // Spec "Authentication" §7: vector stores also need the key's vault access flag.
+      if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
       const body = route.body === 'json' ? await readJsonBody(request, app.config.server.max_body_bytes) : undefined;
       const abort = new AbortController();
       response.once('close', () => {

@@ -123,6 +123,22 @@ describe('official openai SDK: files', () => {
   });
 });
 
+describe('upload size limit (config files.max_upload_bytes)', () => {
+  it('refuses an over-size upload with 413 VALIDATION_4013 while streaming, leaving nothing on disk', async () => {
+    const small = await startTestGateway({ files: { max_upload_bytes: 1000 } });
+    try {
+      const error = await sdkError(small.openai().files.create({ file: await toFile(Buffer.alloc(200_000, 0x61), 'big.txt'), purpose: 'user_data' }));
+      expect(error.status).toBe(413);
+      expect((error.error as { code: string }).code).toBe('VALIDATION_4013');
+      expect(await readdir(path.join(small.dataDir, 'tmp'))).toEqual([]);
+      expect(await readdir(path.join(small.dataDir, 'files'))).toEqual([]);
+      await expect(small.openai().files.create({ file: await toFile(Buffer.alloc(1000, 0x61), 'fits.txt'), purpose: 'user_data' })).resolves.toMatchObject({ bytes: 1000 });
+    } finally {
+      await small.close();
+    }
+  });
+});
+
 function withPurpose(form: FormData, purpose: string): FormData {
   form.append('purpose', purpose);
   return form;

@@ -6,10 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/admin/keys-admin.js';
 import { startGateway, type Gateway } from '../../src/app/gateway.js';
 import { buildConfig } from '../../src/config/load.js';
+import { readRequestLog } from '../../src/store/request-log.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { chatLines, fileLines, uploadBatchFile, waitForBatch } from '../helpers/batches.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { upstreamConfig } from '../helpers/gateway.js';
+import { startTestGateway, upstreamConfig } from '../helpers/gateway.js';
 
 /** A slow OpenAI-compatible upstream: every chat answer takes `delayMs`. */
 async function slowUpstream(delayMs: number): Promise<FakeUpstream> {
@@ -40,14 +41,14 @@ interface Harness {
   start(): Promise<{ gateway: Gateway; client: OpenAI }>;
 }
 
-async function harness(delayMs: number, concurrency: number): Promise<Harness> {
+async function harness(delayMs: number, concurrency: number, extra: Record<string, unknown> = {}): Promise<Harness> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'igw-batch-runner-'));
   const upstream = await slowUpstream(delayMs);
   cleanups.push(async () => {
     await upstream.close();
     await rm(dataDir, { recursive: true, force: true });
   });
-  const config = buildConfig({ ...upstreamConfig(upstream.url), batches: { concurrency, max_requests_per_file: 50_000 } }, null, {});
+  const config = buildConfig({ ...upstreamConfig(upstream.url), batches: { concurrency, max_requests_per_file: 50_000 }, ...extra }, null, {});
   let key: string | undefined;
   return {
     dataDir,
@@ -185,5 +186,50 @@ describe('batch runner', () => {
     const second = await h.start();
     const done = await waitForBatch(second.client, id);
     expect(done.status).toBe('cancelled');
+  }, 30_000);
+
+  it('a batch whose input file is gone at resume fails, still delivering the rows it finished', async () => {
+    const h = await harness(50, 1);
+    const first = await h.start();
+    const inputId = await uploadBatchFile(first.client, chatLines(30, 'up-chat'));
+    const id = (await first.client.batches.create({ input_file_id: inputId, endpoint: '/v1/chat/completions', completion_window: '24h' })).id;
+    await waitForCounts(first.client, id, 3);
+    await first.client.files.delete(inputId);
+    await first.gateway.close();
+    const second = await h.start();
+    const done = await waitForBatch(second.client, id);
+    expect(done.status).toBe('failed');
+    expect(done.failed_at).not.toBeNull();
+    expect(done.errors?.data?.[0]).toMatchObject({ code: 'INFERENCE_3302' });
+    expect((await fileLines(second.client, done.output_file_id)).length).toBeGreaterThanOrEqual(3);
+  }, 30_000);
+
+  it('rows go through routing (:batch flavor), billing and the request log, outside the per-minute rate limit', async () => {
+    const h = await harness(0, 4, { plans: { developer: { benefits: ['advanced_models', 'api_usage'], requests_per_minute: 3 } } });
+    const { gateway, client } = await h.start();
+    const rows = 12;
+    const text = Array.from({ length: rows }, (_, index) => JSON.stringify({ custom_id: `c${index}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'up-chat:batch', messages: [{ role: 'user', content: `hi ${index}` }] } })).join('\n');
+    const id = (await client.batches.create({ input_file_id: await uploadBatchFile(client, text), endpoint: '/v1/chat/completions', completion_window: '24h' })).id;
+    // Polling would hit the 3-per-minute limit: wait on the service itself.
+    const deadline = Date.now() + 15_000;
+    while (gateway.app.batches.get('default', id)?.status !== 'succeeded' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const record = gateway.app.batches.get('default', id)!;
+    expect(record).toMatchObject({ status: 'succeeded', succeeded: rows, errored: 0 });
+    expect(h.upstream.requests).toHaveLength(rows);
+    expect(h.upstream.requests[0]!.body.model).toBe('real-model-1');
+    await gateway.app.store.requestLog.flush();
+    const logged = (await readRequestLog(gateway.app.store.logFolder, 0)).filter((entry) => entry.endpoint === '/v1/chat/completions');
+    expect(logged).toHaveLength(rows);
+    expect(logged.every((entry) => entry.status === 200 && entry.model === 'up-chat:batch' && entry.account === 'default' && Number(entry.eur) > 0)).toBe(true);
+  }, 30_000);
+
+  it('billing is checked per row: an account out of credits gets BILLING_2003 rows, the batch still succeeds', async () => {
+    const gw = await startTestGateway({ default_plan: 'free', plans: { free: { benefits: [], requests_per_minute: 600 } }, billing: { initial_credits: '0', initial_energy: '0' } });
+    cleanups.push(() => gw.close());
+    const client = gw.openai();
+    const batch = await waitForBatch(client, (await client.batches.create({ input_file_id: await uploadBatchFile(client, chatLines(2)), endpoint: '/v1/chat/completions', completion_window: '24h' })).id);
+    expect(batch.status).toBe('succeeded');
+    const errors = await fileLines(client, batch.error_file_id);
+    expect(errors.map((line) => line.error.code)).toEqual(['BILLING_2003', 'BILLING_2003']);
   }, 30_000);
 });

@@ -67,10 +67,11 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
   try {
     parser = busboy({
       headers: request.headers,
-      limits: { fileSize: limits.maxFileBytes, files: 1, fields: 32, fieldSize: FIELD_MAX_BYTES, parts: 64 },
+      // busboy reports 'limit' on reaching fileSize: + 1 so a file of exactly the maximum passes.
+      limits: { fileSize: limits.maxFileBytes + 1, files: 1, fields: 32, fieldSize: FIELD_MAX_BYTES, parts: 64 },
     });
   } catch (error) {
-    throw new GatewayError('VALIDATION_4005', `Send the audio as multipart/form-data (${(error as Error).message}).`, { field: 'body' }, { cause: error });
+    throw new GatewayError('VALIDATION_4005', `Send the request as multipart/form-data with the file in the "${limits.fileField}" field (${(error as Error).message}).`, { field: 'body' }, { cause: error });
   }
 
   const fields = new Map<string, string[]>();

@@ -58,6 +58,7 @@ describe('renderError: vector-store dialect', () => {
     { name: 'no scope', error: new GatewayError('AUTH_1015', 'scope', { required_scope: 'kit.knowledge.read' }), status: 403, error_body: { message: 'scope', type: 'authentication_error', param: null, code: 'AUTH_1015' } },
     { name: 'validation with field', error: new GatewayError('VALIDATION_4005', 'empty query', { field: 'query' }), status: 400, error_body: { message: 'empty query', type: 'invalid_request_error', param: 'query', code: 'VALIDATION_4005' } },
     { name: 'non-string field', error: new GatewayError('VALIDATION_4005', 'x', { field: 3 }), status: 400, error_body: { message: 'x', type: 'invalid_request_error', param: null, code: 'VALIDATION_4005' } },
+    { name: 'no vault access', error: new GatewayError('AUTH_1016', 'vault'), status: 403, error_body: { message: 'vault', type: 'authentication_error', param: null, code: 'insufficient_permissions' } },
     { name: 'not found', error: new GatewayError('RESOURCE_5404', 'no such store'), status: 404, error_body: { message: 'no such store', type: 'invalid_request_error', param: null, code: 'RESOURCE_5404' } },
   ])('$name', ({ error, status, error_body }) => {
     const rendered = renderError(error, 'vector-store');

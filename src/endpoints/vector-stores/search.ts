@@ -1,0 +1,33 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import { responseHeaders, type RequestCall } from '../../http/request-call.js';
+import { sendJson } from '../../http/respond.js';
+import { searchVectorStores } from '../../vector-stores/search.js';
+import { parseRequest } from '../validation/parse.js';
+import { searchSchema } from './schemas.js';
+
+/** POST /v1/vector_stores/{id}/search (spec "Search body", "Search results"). */
+export async function handleSearch(call: RequestCall): Promise<void> {
+  const body = parseRequest(searchSchema, call.body);
+  // OpenAI also takes several query strings; they are searched as one text.
+  const query = typeof body.query === 'string' ? body.query : body.query.join('\n');
+  if (query.trim() === '') throw new GatewayError('VALIDATION_4005', 'query must not be empty.', { field: 'query' });
+  const outcome = await searchVectorStores(
+    call.app,
+    call.account.id,
+    {
+      vectorStoreIds: [call.params['vector_store_id']!],
+      query,
+      ...(body.max_num_results === undefined ? {} : { maxNumResults: body.max_num_results }),
+      ...(body.filters === undefined ? {} : { filters: body.filters }),
+      ...(body.ranking_options?.score_threshold === undefined ? {} : { scoreThreshold: body.ranking_options.score_threshold }),
+      ...(body.rewrite_query === undefined ? {} : { rewriteQuery: body.rewrite_query }),
+    },
+    { signal: call.signal, log: call.log },
+  );
+  sendJson(
+    call.response,
+    200,
+    { object: 'vector_store.search_results', search_query: outcome.searchQuery, data: outcome.results, has_more: false, next_page: null },
+    responseHeaders(call),
+  );
+}

@@ -1,0 +1,89 @@
+/** A file waiting for ingestion, by store and file id. */
+export interface IngestJob {
+  storeId: string;
+  fileId: string;
+}
+
+export type IngestWorker = (job: IngestJob, signal: AbortSignal) => Promise<void>;
+
+function keyOf(job: IngestJob): string {
+  return `${job.storeId}\u0000${job.fileId}`;
+}
+
+/**
+ * Runs ingestion off the request path, a few files at a time, in arrival order. The queue itself
+ * is not persisted: the file records are (status `in_progress`), and the service re-enqueues them
+ * at start-up, so a restart resumes where the previous process stopped.
+ */
+export class IngestQueue {
+  private readonly waiting: IngestJob[] = [];
+  private readonly waitingKeys = new Set<string>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly worker: IngestWorker,
+    private readonly concurrency = 2,
+    private readonly onError: (job: IngestJob, error: unknown) => void = () => undefined,
+  ) {}
+
+  enqueue(job: IngestJob): void {
+    const key = keyOf(job);
+    if (this.closed || this.waitingKeys.has(key) || this.running.has(key)) return;
+    this.waiting.push(job);
+    this.waitingKeys.add(key);
+    this.pump();
+  }
+
+  /** Drops a waiting job and aborts a running one; resolves once it has stopped. */
+  async cancel(job: IngestJob): Promise<void> {
+    const key = keyOf(job);
+    if (this.waitingKeys.delete(key)) {
+      const position = this.waiting.findIndex((candidate) => keyOf(candidate) === key);
+      if (position !== -1) this.waiting.splice(position, 1);
+    }
+    const active = this.running.get(key);
+    if (active !== undefined) {
+      active.controller.abort(new Error('ingestion cancelled'));
+      await active.done;
+    }
+  }
+
+  /** Resolves when nothing waits or runs (tests, bench, shutdown). */
+  idle(): Promise<void> {
+    if (this.waiting.length === 0 && this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running.size < this.concurrency && this.waiting.length > 0) {
+      const job = this.waiting.shift()!;
+      const key = keyOf(job);
+      this.waitingKeys.delete(key);
+      const controller = new AbortController();
+      const done = this.worker(job, controller.signal)
+        .catch((error: unknown) => this.onError(job, error))
+        .finally(() => {
+          this.running.delete(key);
+          this.pump();
+          if (this.waiting.length === 0 && this.running.size === 0) {
+            const waiters = this.idleWaiters;
+            this.idleWaiters = [];
+            for (const resolve of waiters) resolve();
+          }
+        });
+      this.running.set(key, { controller, done });
+    }
+  }
+
+  /** Stops taking work and aborts what runs: those files stay `in_progress` and resume at the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.waiting.length = 0;
+    this.waitingKeys.clear();
+    const active = [...this.running.values()];
+    for (const { controller } of active) controller.abort(new Error('gateway shutting down'));
+    await Promise.all(active.map(({ done }) => done));
+  }
+}
