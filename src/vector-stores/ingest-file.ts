@@ -12,6 +12,8 @@ import type { StoreData } from './store-data.js';
 
 /** Transient embedding failures (provider down, rate limited) are retried this many times. */
 const INGEST_ATTEMPTS = 4;
+/** Parsers take the whole document in memory: larger files are refused rather than risk the process. */
+export const MAX_INGEST_BYTES = 100 * 1024 * 1024;
 
 export interface IngestContext {
   app: AppContext;
@@ -36,6 +38,9 @@ async function extractText(context: IngestContext, file: VectorStoreFileRecord, 
       const files = context.app.files;
       const record = await files.get(file.account, file.id);
       if (record === undefined) throw new IngestFailure({ code: 'invalid_file', message: `File "${file.id}" was deleted before it could be processed.` });
+      if (record.bytes > MAX_INGEST_BYTES) {
+        throw new IngestFailure({ code: 'invalid_file', message: `The file is ${record.bytes} bytes; vector stores index files up to ${MAX_INGEST_BYTES} bytes. Split it.` });
+      }
       return (await tools.extract({ bytes: await files.readAll(record), filename: record.filename, mimeType: file.source.mime_type ?? undefined })).text;
     }
   }
