@@ -125,6 +125,30 @@ describe('/v1/responses file_search over the caller\'s vector stores', () => {
     expect(events.at(-1).response.output.map((item: { type: string }) => item.type)).toEqual(['file_search_call', 'message']);
   });
 
+  it('a search that fails after the model ran → the answer is failed (billed), in both forms', async () => {
+    const client = igw.openai(vaultKey);
+    for (const stream of [false, true]) {
+      const doomed = await client.vectorStores.create({ name: 'doomed' });
+      // The store disappears while the model is deciding to search.
+      handler = async (request) => {
+        if (!(request.body.messages as Array<{ role: string }>).some((message) => message.role === 'tool')) {
+          expect((await fetch(`${igw.url}/v1/vector_stores/${doomed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${vaultKey}` } })).status).toBe(200);
+        }
+        return searchingModel(request);
+      };
+      const body = { model: 'up-chat', input: question, tools: [{ type: 'file_search', vector_store_ids: [doomed.id] }], stream };
+      const response = await fetch(`${igw.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${vaultKey}` }, body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      const final = stream ? JSON.parse(/^data: (.*)$/m.exec(text.trim().split('\n\n').at(-1)!)![1]!).response : JSON.parse(text);
+      expect(final).toMatchObject({ status: 'failed', error: { code: expect.any(String) } });
+      expect(final.output[0]).toMatchObject({ type: 'file_search_call' });
+      expect(final.billing_cost).toBeDefined();
+      expect(upstream.requests).toHaveLength(1);
+      upstream.requests.length = 0;
+    }
+  });
+
   it('an unknown store → 404 before any model call; a key without vault access → 403', async () => {
     const unknown = await postJson(`${igw.url}/v1/responses`, vaultKey, { model: 'up-chat', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_nope'] }] });
     expect(unknown.status).toBe(404);
