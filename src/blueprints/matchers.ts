@@ -32,30 +32,50 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Compiled scanners by rule, so a blueprint sent on every request does not recompile its rules each time. */
+const compiled = new Map<string, { scanner: RegExp; maxLength: number | undefined }>();
+const MAX_COMPILED = 2000;
+
 export function compileMatcher<Rule extends MatcherRule>(rule: Rule): CompiledMatcher<Rule> {
+  const key = JSON.stringify([rule.pattern, rule.flags, rule.words, rule.max_match_chars]);
+  let entry = compiled.get(key);
+  if (entry === undefined) {
+    entry = compileScanner(rule);
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, entry);
+  }
+  return { rule, ...entry };
+}
+
+function compileScanner(rule: MatcherRule): { scanner: RegExp; maxLength: number | undefined } {
   if (rule.words !== undefined) {
     const words = [...rule.words].sort((a, b) => b.length - a.length);
     const alternatives = words.map((word) => escapeRegExp(word).replace(/\s+/g, String.raw`\s+`)).join('|');
     return {
-      rule,
       scanner: new RegExp(`(?<!${WORD_CHAR})(?:${alternatives})(?!${WORD_CHAR})`, 'giu'),
       // A phrase may match with more whitespace than it was written with: no bound then.
       maxLength: words.some((word) => /\s/.test(word)) ? undefined : words[0]!.length,
     };
   }
   const flags = [...new Set(`${rule.flags ?? 'i'}g`)].join('');
-  return { rule, scanner: new RegExp(rule.pattern ?? '', flags), maxLength: rule.max_match_chars };
+  return { scanner: new RegExp(rule.pattern ?? '', flags), maxLength: rule.max_match_chars };
 }
 
 /**
- * Scans `text`. With `final` false (a stream still running) a match ending exactly at the end
- * of the text is not settled: more text could extend it ("secret" → "secrets") or, with a
- * lookahead, undo it; it is reported as `openStart` so the caller holds it back.
+ * Scans `text` from `from` (earlier text was scanned before; lookbehinds still see it). With
+ * `final` false (a stream still running) a match ending exactly at the end of the text is not
+ * settled: more text could extend it ("secret" → "secrets") or, with a lookahead, undo it; it is
+ * reported as `openStart` so the caller holds it back.
  */
-export function scan(matcher: CompiledMatcher, text: string, final: boolean): Scan {
+export function scan(matcher: CompiledMatcher, text: string, final: boolean, from = 0): Scan {
   let openStart: number | undefined;
-  for (const found of text.matchAll(matcher.scanner)) {
-    if (found[0].length === 0) continue;
+  const scanner = new RegExp(matcher.scanner);
+  scanner.lastIndex = from;
+  for (let found = scanner.exec(text); found !== null; found = scanner.exec(text)) {
+    if (found[0].length === 0) {
+      scanner.lastIndex += 1;
+      continue;
+    }
     const start = found.index;
     const end = start + found[0].length;
     if (!final && end === text.length) {

@@ -31,11 +31,15 @@ export class OutputGuard {
     return undefined;
   }
 
-  /** Non-final scan for streams: a settled match, or where the held-back part must start at the latest. */
-  scanOpen(text: string): { blocked?: Blocked; holdFrom?: number } {
+  /**
+   * Non-final scan for streams (bounded rules only): a settled match, or where the held-back part
+   * must start at the latest. Text before `previousLength` was scanned already, so only the part
+   * a new match could cover (the last maxLength characters before it, onwards) is scanned again.
+   */
+  scanOpen(text: string, previousLength: number): { blocked?: Blocked; holdFrom?: number } {
     let holdFrom: number | undefined;
     for (const matcher of this.matchers) {
-      const result = scan(matcher, text, false);
+      const result = scan(matcher, text, false, Math.max(0, previousLength - (matcher.maxLength ?? previousLength)));
       if (result.match !== undefined) return { blocked: this.blocked(matcher) };
       if (result.openStart !== undefined) holdFrom = Math.min(holdFrom ?? result.openStart, result.openStart);
     }
@@ -80,8 +84,11 @@ export class StreamGuard {
   push(index: number, text: string): { release: string; blocked?: Blocked } {
     const state = this.state(index);
     if (state.blocked) return { release: '' };
+    const previousLength = state.seen.length;
     state.seen += text;
-    const { blocked, holdFrom } = this.guard.scanOpen(state.seen);
+    // An unbounded rule holds the whole text until the end, where it is checked once.
+    if (this.guard.window === Number.POSITIVE_INFINITY) return { release: '' };
+    const { blocked, holdFrom } = this.guard.scanOpen(state.seen, previousLength);
     if (blocked !== undefined) {
       state.blocked = true;
       return { release: '', blocked };

@@ -1,3 +1,5 @@
+import { colorEnabled } from './ui/terminal.js';
+
 /** Two channels (ARCHITECTURE principle 9): results on stdout, everything else on stderr. */
 export function printResult(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -12,8 +14,9 @@ export function printInfo(text: string): void {
   process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
+/** Colour only on a terminal and never under NO_COLOR (one rule for every command: ui/terminal.ts). */
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
-  return stream.isTTY === true && process.env['NO_COLOR'] === undefined && process.env['TERM'] !== 'dumb';
+  return stream.isTTY === true && colorEnabled() && process.env['TERM'] !== 'dumb';
 }
 
 /** A plain left-aligned text table (no colour needed to read it). */

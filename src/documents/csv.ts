@@ -13,7 +13,7 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
  * fields, embedded newlines and quotes, ragged rows).
  */
 export function extractCsv(input: DocumentInput): ExtractedDocument {
-  const source = decodeText(input.bytes, input.filename);
+  const source = decodeText(input);
   const delimiter = chooseDelimiter(source, input);
   let records: string[][];
   try {

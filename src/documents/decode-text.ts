@@ -1,27 +1,57 @@
 import { DocumentError } from './document-error.js';
+import type { DocumentInput } from './types.js';
 
 /**
  * Bytes of a text file → string. A byte-order mark decides the encoding (UTF-8, UTF-16 LE/BE);
- * otherwise UTF-8 when the bytes are valid UTF-8, else Windows-1252 (what legacy "ANSI" text
- * files almost always are, and a superset of Latin-1). Bytes that look binary (NUL bytes or
- * many control characters) are refused: indexing them would only store noise.
+ * else a declared charset (the media type's `charset=`, or one the caller found, like HTML's
+ * `<meta charset>`) when the runtime knows it; else UTF-8 when the bytes are valid UTF-8, else
+ * Windows-1252 (what legacy "ANSI" text files almost always are, and a superset of Latin-1).
+ * Bytes that look binary (NUL bytes or many control characters) are refused: indexing them
+ * would only store noise.
  */
-export function decodeText(bytes: Uint8Array, filename: string): string {
+export function decodeText(input: DocumentInput, declaredCharset?: string): string {
+  const { bytes, filename } = input;
   let text: string;
+  const charset = (declaredCharset ?? charsetOf(input.mimeType))?.toLowerCase();
   if (startsWith(bytes, [0xef, 0xbb, 0xbf])) text = new TextDecoder('utf-8').decode(bytes.subarray(3));
   else if (startsWith(bytes, [0xff, 0xfe])) text = new TextDecoder('utf-16le').decode(bytes.subarray(2));
   else if (startsWith(bytes, [0xfe, 0xff])) text = new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  else if (charset !== undefined && /^utf-?16/.test(charset) && knownEncoding(charset)) text = new TextDecoder(charset).decode(bytes);
   else {
     if (looksBinary(bytes)) {
       throw new DocumentError('unsupported_file', `"${filename}" looks like a binary file, not text; supported types are text, Markdown, HTML, PDF, DOCX, CSV, JSON and source code.`);
     }
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      text = decodeWindows1252(bytes);
+    if (charset !== undefined && LATIN.has(charset)) text = decodeWindows1252(bytes);
+    else if (charset !== undefined && !UTF8.has(charset) && knownEncoding(charset)) text = new TextDecoder(charset).decode(bytes);
+    else {
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        text = decodeWindows1252(bytes);
+      }
     }
   }
   return normalizeNewlines(text);
+}
+
+/** Labels that mean UTF-8 (or its ASCII subset): the default path, which also checks validity. */
+const UTF8 = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'us-ascii', 'ascii']);
+/** Labels browsers decode as Windows-1252 (WHATWG Encoding: latin1 and iso-8859-1 included). */
+const LATIN = new Set(['windows-1252', 'cp1252', 'latin1', 'iso-8859-1', 'iso8859-1', 'l1', 'x-cp1252']);
+
+/** `text/html; charset="Shift_JIS"` → `Shift_JIS`. */
+export function charsetOf(mimeType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([\w:.-]+)"?/i.exec(mimeType ?? '');
+  return match?.[1];
+}
+
+function knownEncoding(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** CRLF and lone CR → LF: every parser and the chunker see one kind of line break. */

@@ -1,6 +1,6 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { decodeText } from './decode-text.js';
+import { charsetOf, decodeText } from './decode-text.js';
 import { htmlToText, type TextNode } from './html-text.js';
 import type { DocumentInput, ExtractedDocument } from './types.js';
 
@@ -35,18 +35,12 @@ export function extractHtml(input: DocumentInput): ExtractedDocument {
 }
 
 /**
- * The page's text. UTF-8 (or a BOM) as usual; a `<meta charset>` naming another encoding that
- * the runtime knows (Shift_JIS, GBK, ISO-8859-x…) is honoured.
+ * The page's text: a BOM, else the Content-Type's charset, else a `<meta charset>` (or
+ * `http-equiv` content type) in the first bytes, else UTF-8 / Windows-1252 (decode-text.ts).
  */
 function decodeHtml(input: DocumentInput): string {
+  if (charsetOf(input.mimeType) !== undefined) return decodeText(input);
   const head = input.bytes.subarray(0, 2048).toString('latin1');
-  const declared = /<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)/i.exec(head)?.[1]?.toLowerCase();
-  if (declared !== undefined && !['utf-8', 'utf8', 'us-ascii', 'ascii', 'iso-8859-1', 'latin1', 'windows-1252'].includes(declared)) {
-    try {
-      return new TextDecoder(declared).decode(input.bytes).replace(/\r\n?/g, '\n');
-    } catch {
-      // An unknown label: the usual decoding below.
-    }
-  }
-  return decodeText(input.bytes, input.filename);
+  const declared = /<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)/i.exec(head)?.[1];
+  return decodeText(input, declared);
 }

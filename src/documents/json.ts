@@ -10,7 +10,7 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
  * strings, arrays and objects carry nothing and are left out.
  */
 export function extractJson(input: DocumentInput): ExtractedDocument {
-  const source = decodeText(input.bytes, input.filename);
+  const source = decodeText(input);
   const lines: string[] = [];
   const values = parseJsonOrLines(source, input.filename);
   if (values.length === 1) flatten(values[0], '', lines);

@@ -7,7 +7,7 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
  * The title is the front matter's `title:` or else the first level-1 heading.
  */
 export function extractMarkdown(input: DocumentInput): ExtractedDocument {
-  const text = decodeText(input.bytes, input.filename);
+  const text = decodeText(input);
   const title = frontMatterTitle(text) ?? firstHeading(text);
   return title === undefined ? { text, format: 'markdown' } : { text, format: 'markdown', title };
 }

@@ -3,5 +3,5 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
 
 /** Plain text and source code: the decoded text as is (indentation matters in code). */
 export function extractPlainText(input: DocumentInput, format: 'text' | 'code'): ExtractedDocument {
-  return { text: decodeText(input.bytes, input.filename), format };
+  return { text: decodeText(input), format };
 }

@@ -88,7 +88,13 @@ export async function streamResponses(call: RequestCall, prepared: PreparedRespo
         const query = fileSearchQuery(internal);
         const started = mapper.fileSearchStarted(query);
         await send(started.events);
-        const found = await prepared.fileSearch.run(query);
+        let found;
+        try {
+          found = await prepared.fileSearch.run(query);
+        } catch (error) {
+          await send(mapper.fileSearchCompleted(started.handle, null, 'failed'));
+          throw error;
+        }
         await send(mapper.fileSearchCompleted(started.handle, prepared.fileSearch.includeResults ? found : null));
         results.push({ role: 'tool', tool_call_id: internal.id, content: fileSearchResultsText(query, found) });
       }

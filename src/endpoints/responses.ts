@@ -151,7 +151,14 @@ async function runTurns(call: RequestCall, prepared: PreparedResponses): Promise
     for (const internal of produced.internalCalls) {
       const query = fileSearchQuery(internal);
       const id = itemId('file_search_call', prepared.skeleton.id, output.length);
-      const found = await prepared.fileSearch.run(query);
+      let found;
+      try {
+        found = await prepared.fileSearch.run(query);
+      } catch (error) {
+        // The model already ran (and is billed): the answer fails with what it has.
+        output.push(fileSearchCallItem(id, query, 'failed', null));
+        return { output, usage, candidate, finishReason, error: responsesErrorOf(call, error) };
+      }
       output.push(fileSearchCallItem(id, query, 'completed', prepared.fileSearch.includeResults ? found : null));
       results.push({ role: 'tool', tool_call_id: internal.id, content: fileSearchResultsText(query, found) });
     }

@@ -12,7 +12,7 @@ import { handleCancelFileBatch, handleCreateFileBatch, handleListFileBatchFiles,
 import { handleVectorStoreAttachFile, handleVectorStoreDeleteFile, handleVectorStoreFileContent, handleVectorStoreListFiles, handleVectorStoreRetrieveFile, handleVectorStoreUpdateFile } from '../endpoints/vector-stores/files.js';
 import { handleSearch } from '../endpoints/vector-stores/search.js';
 import { handleVectorStoreUpload } from '../endpoints/vector-stores/upload.js';
-import { handleTextSource } from '../endpoints/vector-stores/sources.js';
+import { handleTextSource, handleUrlSource } from '../endpoints/vector-stores/sources.js';
 import { handleCreateVectorStore, handleDeleteVectorStore, handleListVectorStores, handleRetrieveVectorStore, handleUpdateVectorStore } from '../endpoints/vector-stores/stores.js';
 import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import type { ErrorDialect } from '../errors/render.js';
@@ -74,6 +74,7 @@ function vectorStoreRoutes(): GatewayRoute[] {
     ['DELETE', `${base}/{vector_store_id}/files/{file_id}`, write, 'none', handleVectorStoreDeleteFile],
     ['GET', `${base}/{vector_store_id}/files/{file_id}/content`, read, 'none', handleVectorStoreFileContent],
     ['POST', `${base}/{vector_store_id}/files/upload`, write, 'none', handleVectorStoreUpload],
+    ['POST', `${base}/{vector_store_id}/sources/url`, write, 'json', handleUrlSource],
     ['POST', `${base}/{vector_store_id}/sources/text`, write, 'json', handleTextSource],
     ['POST', `${base}/{vector_store_id}/file_batches`, write, 'json', handleCreateFileBatch],
     ['GET', `${base}/{vector_store_id}/file_batches/{batch_id}`, read, 'none', handleRetrieveFileBatch],

@@ -20,6 +20,5 @@ export interface FetchedDocument {
 export interface DocumentTools {
   extract(input: { bytes: Buffer; filename: string; mimeType?: string | undefined }): Promise<{ text: string }>;
   chunk(text: string, strategy: StaticChunking): TextChunk[];
-  /** Absent until the URL fetcher is available: sources/url is then not offered. */
-  fetchUrl?(url: string, signal: AbortSignal): Promise<FetchedDocument>;
+  fetchUrl(url: string, signal: AbortSignal): Promise<FetchedDocument>;
 }

@@ -1,4 +1,4 @@
-import { rename, rm } from 'node:fs/promises';
+import { chmod, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
@@ -113,6 +113,8 @@ export class HnswIndex {
   async save(filePath: string): Promise<void> {
     const temporary = `${filePath}.tmp`;
     await this.native.writeIndex(temporary);
+    // hnswlib creates the file with the process umask; data dir files are 0600 (DESIGN §6).
+    await chmod(temporary, 0o600);
     await rename(temporary, filePath);
   }
 }

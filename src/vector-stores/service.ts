@@ -1,26 +1,24 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../app/context.js';
-import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
-import { abortableSleep } from '../util/sleep.js';
 import type { DocumentTools } from './document-tools.js';
-import { embedTexts } from './embedder.js';
 import type { Attributes } from './filters.js';
-import { IngestQueue, type IngestJob } from './ingest-queue.js';
-import type { ExpiresAfter, FileBatchRecord, FileError, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
+import { ingestFile, type IngestContext } from './ingest-file.js';
+import { IngestQueue } from './ingest-queue.js';
+import type { ExpiresAfter, FileBatchRecord, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import { VectorStoreRepository } from './repository.js';
 import { keySealer, type Sealer } from './sealer.js';
+import { SourceBlobs } from './source-blobs.js';
 import { StoreData, type StoredChunk } from './store-data.js';
 import { expiresAt, renderBatch, renderFile, renderStore } from './wire.js';
 
 /** Activity is recorded in memory at once, on disk at most this often per store (no per-search rewrite). */
 const ACTIVITY_WRITE_SECONDS = 60;
 const EXPIRY_SWEEP_MS = 60_000;
-/** Transient embedding failures (provider down, rate limited) are retried this many times. */
-const INGEST_ATTEMPTS = 4;
 
 export interface NewStore {
   name: string;
@@ -50,6 +48,7 @@ export class VectorStoreService {
   private app: AppContext | null = null;
   private tools: DocumentTools | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
+  private readonly sources: SourceBlobs;
   private readonly persistedActivity = new Map<string, number>();
 
   private constructor(
@@ -59,7 +58,9 @@ export class VectorStoreService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.sources = new SourceBlobs((storeId) => this.storeFolder(storeId), sealer);
+  }
 
   static async open(options: { dataDir: string; dataKey: Buffer; clock: Clock; ids: IdGenerator; logger: Logger }): Promise<VectorStoreService> {
     const folder = path.join(options.dataDir, 'vector_stores');
@@ -79,7 +80,8 @@ export class VectorStoreService {
   async start(app: AppContext, tools: DocumentTools): Promise<void> {
     this.app = app;
     this.tools = tools;
-    this.queue = new IngestQueue((job, signal) => this.ingest(job, signal), 2, (job, error) => {
+    const context: IngestContext = { app, tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
+    this.queue = new IngestQueue((job, signal) => ingestFile(context, job, signal), 2, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
@@ -251,7 +253,7 @@ export class VectorStoreService {
         records.push(existing);
         continue;
       }
-      if (file.bytes !== undefined) await this.writeSource(store.id, file.id, file.bytes);
+      if (file.bytes !== undefined) await this.sources.write(store.id, file.id, file.bytes);
       const record: VectorStoreFileRecord = {
         id: file.id,
         vector_store_id: store.id,
@@ -296,7 +298,7 @@ export class VectorStoreService {
     await this.queue?.cancel({ storeId: file.vector_store_id, fileId: file.id });
     await (await this.data(file.vector_store_id)).removeFile(file.id);
     await this.repository.deleteFile(file);
-    await rm(this.sourcePath(file.vector_store_id, file.id), { force: true });
+    await this.sources.remove(file.vector_store_id, file.id);
   }
 
   async fileChunks(file: VectorStoreFileRecord): Promise<StoredChunk[]> {
@@ -349,105 +351,4 @@ export class VectorStoreService {
   renderBatch(batch: FileBatchRecord) {
     return renderBatch(batch, this.batchFiles(batch));
   }
-
-  // Ingestion
-
-  private sourcePath(storeId: string, fileId: string): string {
-    return path.join(this.storeFolder(storeId), 'sources', Buffer.from(fileId, 'utf8').toString('base64url'));
-  }
-
-  private sourceAad(storeId: string, fileId: string): string {
-    return `vector_store:${storeId}:${fileId}:source`;
-  }
-
-  /** Pending text, sealed and durable before the file is acknowledged. */
-  private async writeSource(storeId: string, fileId: string, bytes: Buffer): Promise<void> {
-    const target = this.sourcePath(storeId, fileId);
-    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    const temporary = `${target}.tmp`;
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(this.sealer.seal(bytes, this.sourceAad(storeId, fileId)));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, target);
-  }
-
-  private async readSource(storeId: string, fileId: string): Promise<Buffer> {
-    return this.sealer.unseal(await readFile(this.sourcePath(storeId, fileId)), this.sourceAad(storeId, fileId));
-  }
-
-  /** Text of a file, by source. */
-  private async extractText(file: VectorStoreFileRecord, signal: AbortSignal): Promise<string> {
-    const tools = this.tools!;
-    switch (file.source.kind) {
-      case 'text':
-        return (await this.readSource(file.vector_store_id, file.id)).toString('utf8');
-      case 'url': {
-        if (tools.fetchUrl === undefined) throw new IngestFailure({ code: 'server_error', message: 'Web pages cannot be fetched by this build.' });
-        const fetched = await tools.fetchUrl(file.source.url, signal);
-        return (await tools.extract({ bytes: fetched.bytes, filename: fetched.filename, mimeType: fetched.mimeType })).text;
-      }
-      case 'file': {
-        const files = this.app!.files;
-        const record = await files.get(file.account, file.id);
-        if (record === undefined) throw new IngestFailure({ code: 'invalid_file', message: `File "${file.id}" was deleted before it could be processed.` });
-        return (await tools.extract({ bytes: await files.readAll(record), filename: record.filename, mimeType: file.source.mime_type ?? undefined })).text;
-      }
-    }
-  }
-
-  /** One file: extract → chunk → embed (billed to the store's account) → commit → completed. */
-  private async ingest(job: IngestJob, signal: AbortSignal): Promise<void> {
-    const app = this.app!;
-    const store = this.repository.store(job.storeId);
-    const file = this.repository.file(job.storeId, job.fileId);
-    if (store === undefined || file === undefined || file.status !== 'in_progress' || store.expired_at !== null) return;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const text = await this.extractText(file, signal);
-        const chunks = this.tools!.chunk(text, file.chunking_strategy).filter((chunk) => chunk.text.trim() !== '');
-        if (chunks.length === 0) throw new IngestFailure({ code: 'invalid_file', message: 'The file contains no text to index.' });
-        const vectors = await embedTexts(app, store.account, store.embedding_model, chunks.map((chunk) => chunk.text), { signal, endpoint: `/v1/vector_stores/{vector_store_id}/files (ingest)` });
-        signal.throwIfAborted();
-        if (this.repository.file(job.storeId, job.fileId) !== file || file.status !== 'in_progress') return;
-        const data = await this.data(store.id);
-        await data.commitFile(file.id, chunks, vectors);
-        await this.repository.updateFile(file, { status: 'completed', last_error: null, usage_bytes: data.usageBytes(file.id) });
-        await rm(this.sourcePath(store.id, file.id), { force: true });
-        return;
-      } catch (error) {
-        // Shutdown or cancel: a shutdown leaves the file in_progress (resumed at the next start).
-        if (signal.aborted) return;
-        if (isGatewayError(error) && error.retryable && attempt < INGEST_ATTEMPTS) {
-          await abortableSleep(500 * 2 ** attempt, signal).catch(() => undefined);
-          if (signal.aborted) return;
-          continue;
-        }
-        const lastError = failureOf(error);
-        if (lastError.code === 'server_error' && !(error instanceof IngestFailure) && !isGatewayError(error)) {
-          this.logger.error('vector store ingestion failed', { vector_store_id: store.id, file_id: file.id, error: String(error) });
-        }
-        if (this.repository.file(job.storeId, job.fileId) === file) await this.repository.updateFile(file, { status: 'failed', last_error: lastError });
-        return;
-      }
-    }
-  }
-}
-
-/** A failure that is the file's fault (unsupported, invalid) or a clear server-side reason. */
-export class IngestFailure extends Error {
-  constructor(readonly failure: FileError) {
-    super(failure.message);
-  }
-}
-
-function failureOf(error: unknown): FileError {
-  if (error instanceof IngestFailure) return error.failure;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'unsupported_file' || code === 'invalid_file') return { code, message: (error as Error).message };
-  if (isGatewayError(error)) return { code: 'server_error', message: `${error.code}: ${error.message}` };
-  return { code: 'server_error', message: 'The file could not be processed; the gateway log has the details.' };
 }

@@ -56,7 +56,8 @@ describe('without a server (direct on the data dir)', () => {
     const gone = await igw(sandbox, [group, 'show', created.id], { env: VAULT });
     expect(gone.exitCode).toBe(1);
     expect(gone.stderr).toMatch(/no (blueprint|skill) .* list them with: igw/);
-  });
+    // Eight CLI processes, each deriving the vault key with scrypt: give a loaded machine time.
+  }, 90_000);
 
   it('without IGW_VAULT_KEY and no terminal: a clear error, no prompt', async () => {
     const result = await igw(sandbox, ['blueprints', 'create', blueprintFile]);
@@ -102,5 +103,5 @@ describe('with a running server', () => {
     const list = await igwJson<ItemView[]>(sandbox, ['blueprints', 'list', '--json'], { env: VAULT });
     expect(list.map((item) => item.name)).toEqual(['greeter']);
     await server.stop();
-  });
+  }, 60_000);
 });

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -6,17 +8,34 @@ import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '..
 const RETURNS = 'Our return policy: items can be returned within 30 days of delivery for a full refund.';
 const SHIPPING = 'Shipping takes three to five business days. Express shipping arrives the next day.';
 
-/** Files of the Files API attached to stores, uploads, file batches and content pages. */
+/** Files of the Files API attached to stores, uploads, file batches, content pages and URL sources. */
 describe('vector store files', () => {
   let gw: TestGateway;
   let key: string;
+  let pages: Server;
+  let pagesUrl: string;
 
   beforeAll(async () => {
-    gw = await startTestGateway();
+    gw = await startTestGateway({ server: { allow_private_urls: true } });
     key = await gw.newKey({ name: 'kb', vault: true });
+    pages = createServer((request, response) => {
+      if (request.url === '/article.html') {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(
+          '<!doctype html><html><head><title>Tide tables</title></head><body><nav>Home | About</nav><article><h1>Tide tables</h1>' +
+            '<p>High tide at the harbour comes twice a day, about twelve hours and twenty-five minutes apart.</p>' +
+            '<p>Spring tides follow the full and new moon and bring the highest high waters of the month.</p></article></body></html>',
+        );
+        return;
+      }
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+    pagesUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
     await gw.close();
+    await new Promise((resolve) => pages.close(resolve));
   });
 
   it('attaches uploaded files (idempotent per id; identical content under two ids is kept twice)', async () => {
@@ -103,6 +122,28 @@ describe('vector store files', () => {
     expect(second.next_page).toBeNull();
     expect(first.data.length + second.data.length).toBeGreaterThan(100);
     expect(first.data.concat(second.data).every((part: any) => part.type === 'text' && part.text.length > 0)).toBe(true);
+  });
+
+  it('ingests a web page (article text) and records a refused URL as the file error', async () => {
+    const client = gw.openai(key);
+    const store = await client.vectorStores.create({ name: 'web' });
+    const added = await postJson(`${gw.url}/v1/vector_stores/${store.id}/sources/url`, key, { url: `${pagesUrl}/article.html` });
+    expect(added.status).toBe(200);
+    const page = await client.vectorStores.files.poll(store.id, added.json.id, { pollIntervalMs: 20 });
+    expect(page.status).toBe('completed');
+    const results = await client.vectorStores.search(store.id, { query: 'when is high tide' });
+    expect(results.data[0]!.content[0]!.text).toContain('High tide');
+
+    const missing = await postJson(`${gw.url}/v1/vector_stores/${store.id}/sources/url`, key, { url: `${pagesUrl}/missing.html` });
+    const failed = await client.vectorStores.files.poll(store.id, missing.json.id, { pollIntervalMs: 20 });
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+
+    for (const url of ['ftp://example.com/a', 'not a url']) {
+      const refused = await postJson(`${gw.url}/v1/vector_stores/${store.id}/sources/url`, key, { url });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.param).toBe('url');
+    }
   });
 });
 

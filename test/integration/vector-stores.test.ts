@@ -149,6 +149,16 @@ describe('vector stores', () => {
     }
   });
 
+  it('refuses a private address for sources/url unless allowed (the reason is the file error)', async () => {
+    const client = gw.openai(vaultKey);
+    const store = await client.vectorStores.create({ name: 'web' });
+    const added = await postJson(`${gw.url}/v1/vector_stores/${store.id}/sources/url`, vaultKey, { url: `${gw.url}/v1/models` });
+    expect(added.status).toBe(200);
+    const failed = await client.vectorStores.files.poll(store.id, added.json.id, { pollIntervalMs: 20 });
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toMatchObject({ code: 'invalid_file', message: expect.stringMatching(/private|loopback/i) });
+  });
+
   it('keeps each account to its own stores', async () => {
     await createAccount(gw.gateway.app.store, gw.config, 'someone-else');
     const other = await gw.newKey({ name: 'other', vault: true, account: 'someone-else' });

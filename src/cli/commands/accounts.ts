@@ -4,7 +4,10 @@ import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-opt
 import { formatTime, printInfo, printJson, printResult, renderTable } from '../output.js';
 
 export function registerAccounts(program: Command, globals: () => GlobalOptions): void {
-  const accounts = program.command('accounts').description('accounts, plans and balances');
+  const accounts = program
+    .command('accounts')
+    .description('accounts, plans and balances')
+    .addHelpText('after', '\nExample:\n  igw accounts create team-a --plan free\n  igw keys create --account team-a');
 
   accounts
     .command('list')

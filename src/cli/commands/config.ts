@@ -8,7 +8,10 @@ import { printInfo, printJson, printResult } from '../output.js';
 import { UserError } from '../user-error.js';
 
 export function registerConfig(program: Command, globals: () => GlobalOptions): void {
-  const config = program.command('config').description('write or check igw.config.json');
+  const config = program
+    .command('config')
+    .description('write or check igw.config.json')
+    .addHelpText('after', '\nExample:\n  igw config init && igw config check');
 
   config
     .command('init')

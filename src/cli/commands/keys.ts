@@ -17,7 +17,10 @@ function scopesText(scopes: string[]): string {
 }
 
 export function registerKeys(program: Command, globals: () => GlobalOptions): void {
-  const keys = program.command('keys').description('create, list, revoke and rotate API keys');
+  const keys = program
+    .command('keys')
+    .description('create, list, revoke and rotate API keys')
+    .addHelpText('after', '\nExample:\n  export IGW_API_KEY=$(igw keys create --name laptop)\n  igw keys list');
 
   keys
     .command('create')

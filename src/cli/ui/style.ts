@@ -1,4 +1,4 @@
-import { colorEnabled } from './terminal.js';
+import { useColor } from '../output.js';
 
 /**
  * Minimal ANSI styling for plain (non-ink) output: only on a TTY and never under NO_COLOR, so
@@ -17,7 +17,7 @@ const ansi = (open: number, close: number) => (text: string) => `\u001B[${open}m
 const colored: Style = { bold: ansi(1, 22), dim: ansi(2, 22), red: ansi(31, 39), green: ansi(32, 39) };
 
 export function styleFor(stream: NodeJS.WriteStream): Style {
-  return stream.isTTY === true && colorEnabled() && process.env.TERM !== 'dumb' ? colored : plain;
+  return useColor(stream) ? colored : plain;
 }
 
 export const plainStyle = plain;

@@ -157,7 +157,7 @@ const filter: z.ZodType<Filter> = z.lazy(() => z.union([comparisonFilter, z.obje
 const fileSearchTool = z
   .object({
     type: z.literal('file_search'),
-    vector_store_ids: z.array(z.string().min(1)).min(1).max(2),
+    vector_store_ids: z.array(z.string().min(1)).min(1),
     max_num_results: z.number().int().min(1).max(50).optional(),
     filters: filter.nullable().optional(),
     ranking_options: z

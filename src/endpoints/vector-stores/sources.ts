@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestCall } from '../../http/request-call.js';
+import { filenameOf } from '../../documents/fetch-url.js';
 import { fileChunking } from '../../vector-stores/chunking.js';
 import { parseRequest } from '../validation/parse.js';
 import { sendFile } from './files.js';
@@ -41,11 +42,10 @@ export async function handleUrlSource(call: RequestCall): Promise<void> {
   const service = call.app.vectorStores;
   const store = await service.requireActiveStore(call.account.id, call.params['vector_store_id']!);
   const chunking = fileChunking(body.chunking_strategy, store.chunking_strategy);
-  const lastSegment = url.pathname.split('/').filter(Boolean).pop();
   const [record] = await service.addFiles(store, [
     {
       id: call.app.ids.next('file-'),
-      filename: lastSegment === undefined ? url.hostname : decodeURIComponent(lastSegment),
+      filename: filenameOf(url.href),
       source: { kind: 'url', url: url.href },
       attributes: body.attributes ?? {},
       chunking_strategy: chunking,

@@ -152,13 +152,16 @@ export class ChatToResponseEvents {
     return { handle: index, events };
   }
 
-  /** The search is done: `results` go into the item only when the client asked for them (include). */
-  fileSearchCompleted(handle: number, results: FileSearchResult[] | null): ResponseStreamEvent[] {
+  /**
+   * The search is done: `results` go into the item only when the client asked for them
+   * (include). A search that failed closes its item as `failed` (the caller then fails the answer).
+   */
+  fileSearchCompleted(handle: number, results: FileSearchResult[] | null, status: 'completed' | 'failed' = 'completed'): ResponseStreamEvent[] {
     const search = this.searches.get(handle);
     if (search === undefined) throw new Error(`unknown file search ${handle}`);
     const events: ResponseStreamEvent[] = [];
-    const item = fileSearchCallItem(search.id, search.query, 'completed', results);
-    this.emit(events, { type: 'response.file_search_call.completed', item_id: search.id, output_index: handle });
+    const item = fileSearchCallItem(search.id, search.query, status, results);
+    if (status === 'completed') this.emit(events, { type: 'response.file_search_call.completed', item_id: search.id, output_index: handle });
     this.emit(events, { type: 'response.output_item.done', output_index: handle, item });
     this.output.push(item);
     return events;

@@ -28,6 +28,8 @@ describe('output railguards on streams', () => {
     ['bounded pattern', { pattern: 'code \\d{4}', max_match_chars: 9 }, ['your code ', '12', '34 ok'], true],
     ['unbounded pattern', { pattern: 'begin.*end' }, ['begin ', 'middle ', 'and the end'], true],
     ['clean text', { words: ['secret'] }, ['nothing ', 'to ', 'see ', 'here'], false],
+    ['word inside a longer word, split across deltas', { words: ['secret'] }, ['a long prefix xsec', 'ret here'], false],
+    ['word after a long clean stretch', { words: ['secret'] }, ['clean '.repeat(50), 'and then secr', 'et!'], true],
   ])('%s', (_name, fields, deltas, blocked) => {
     const guard = new OutputGuard([rule(fields)], {});
     const result = stream(guard, deltas);

@@ -49,6 +49,11 @@ describe('extractDocument: HTML', () => {
     expect(await extractDocument({ bytes: Buffer.from(html), filename: 'tiny.html' })).toEqual({ text: 'Hello\n\nShort note.', format: 'html', title: 'Tiny' });
   });
 
+  it('prefers the Content-Type charset to the page’s own declaration', async () => {
+    const html = Buffer.concat([Buffer.from('<html><head><meta charset="utf-8"></head><body><p>'), Buffer.from([0xb1, 0xe6]), Buffer.from('</p></body></html>')]);
+    expect((await extractDocument({ bytes: html, filename: 'pl.html', mimeType: 'text/html; charset=iso-8859-2' })).text).toBe('ąć');
+  });
+
   it('honours a declared legacy charset', async () => {
     const html = Buffer.concat([Buffer.from('<html><head><meta charset="iso-8859-2"></head><body><p>'), Buffer.from([0xb1, 0xe6]), Buffer.from('</p></body></html>')]);
     expect((await extractDocument({ bytes: html, filename: 'pl.html' })).text).toBe('ąć');

@@ -24,6 +24,16 @@ describe('extractDocument: text, Markdown, code', () => {
     expect(await extractDocument({ bytes, filename })).toEqual({ text: expected, format: 'text' });
   });
 
+  it.each<[string, Buffer, string, string]>([
+    ['a declared ISO-8859-2', Buffer.from([0x7a, 0xb1, 0xe6]), 'text/plain; charset=iso-8859-2', 'ząć'],
+    ['a declared Shift_JIS', Buffer.from([0x82, 0xa0, 0x82, 0xa2]), 'text/plain; charset="Shift_JIS"', 'あい'],
+    ['a declared UTF-16 without BOM', Buffer.from('wide', 'utf16le'), 'text/plain; charset=utf-16le', 'wide'],
+    ['a declared latin1 (decoded as Windows-1252, like browsers)', Buffer.from([0x93, 0x78, 0x94]), 'text/plain; charset=ISO-8859-1', '\u201Cx\u201D'],
+    ['an unknown charset label (ignored)', Buffer.from('plain'), 'text/plain; charset=x-unknown', 'plain'],
+  ])('honours %s', async (_name, bytes, mimeType, expected) => {
+    expect((await extractDocument({ bytes, filename: 'a.txt', mimeType })).text).toBe(expected);
+  });
+
   it('keeps source code as is, indentation included', async () => {
     const source = 'def add(a, b):\n    """Sum."""\n    return a + b\n';
     expect(await extractDocument({ bytes: text(source), filename: 'calc.py' })).toEqual({ text: source.trim(), format: 'code' });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,9 @@ describe('StoreData', () => {
     await data.close();
     for (const name of await readdir(path.join(folder, 'chunks'))) {
       expect((await readFile(path.join(folder, 'chunks', name))).includes(Buffer.from('pancakes'))).toBe(false);
+    }
+    for (const name of ['manifest.json', 'index.hnsw', ...(await readdir(path.join(folder, 'chunks'))).map((chunk) => path.join('chunks', chunk))]) {
+      expect((await stat(path.join(folder, name))).mode & 0o777, name).toBe(0o600);
     }
   });
 
