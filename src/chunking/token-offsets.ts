@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { decodeTokens, encodeTokens } from '../tokens/tokenizer.js';
+import { decodeTokens, encodePiece, splitPattern } from '../tokens/tokenizer.js';
 
 /**
  * Where each token of a text starts, in UTF-16 offsets of the text: the chunker cuts by token
@@ -14,7 +13,7 @@ import { decodeTokens, encodeTokens } from '../tokens/tokenizer.js';
  *
  * One exception: js-tiktoken's merge loop is quadratic in the piece length (an 8,000-letter
  * run takes 25 s), so a piece longer than LONG_PIECE characters (a long word-like run: a
- * hash, a minified identifier, "aaaa…") is encoded in LONG_PIECE slices. Its count can then
+ * hash, a minified identifier, "aaaa…") is encoded in slices (`encodePiece`). Its count can then
  * be a few percent above what one encode would give — a chunk holding it is a little smaller
  * than it could be, never larger — and a hostile document cannot stall ingestion.
  */
@@ -29,20 +28,6 @@ export interface TokenOffsets {
   starts: Int32Array;
 }
 
-let piecePattern: RegExp | undefined;
-
-/** The o200k split pattern, from the same rank file the tokenizer loads (one module instance). */
-function pattern(): RegExp {
-  if (piecePattern === undefined) {
-    const require = createRequire(import.meta.url);
-    const ranks = require('js-tiktoken/ranks/o200k_base') as { pat_str: string };
-    piecePattern = new RegExp(ranks.pat_str, 'gu');
-  }
-  return piecePattern;
-}
-
-/** Pieces longer than this are encoded in slices of this length (see above). */
-const LONG_PIECE = 64;
 /** The memo is dropped when it grows past this many pieces, bounding memory on huge inputs. */
 const MEMO_MAX_ENTRIES = 200_000;
 
@@ -65,7 +50,7 @@ export function tokenOffsets(text: string): TokenOffsets {
 
   const pieceMemo = new Map<string, number[]>();
   const tokenText = new Map<number, string>();
-  const re = pattern();
+  const re = splitPattern();
   re.lastIndex = 0;
   let covered = 0;
   for (let match = re.exec(text); match !== null; match = re.exec(text)) {
@@ -76,19 +61,7 @@ export function tokenOffsets(text: string): TokenOffsets {
     }
     // The split pattern covers every character; a gap would be a pattern we do not understand.
     if (match.index !== covered) throw new Error(`tokenizer split pattern skipped text at ${covered}`);
-    let tokens: number[];
-    if (piece.length <= LONG_PIECE) {
-      tokens = encodeMemo(piece, pieceMemo);
-    } else {
-      tokens = [];
-      for (let from = 0; from < piece.length; ) {
-        let to = Math.min(piece.length, from + LONG_PIECE);
-        // Never split a surrogate pair.
-        if (to < piece.length && isLowSurrogate(piece.charCodeAt(to))) to -= 1;
-        for (const token of encodeMemo(piece.slice(from, to), pieceMemo)) tokens.push(token);
-        from = to;
-      }
-    }
+    const tokens = encodeMemo(piece, pieceMemo);
     // Walk the piece token by token; a token that is not whole characters on its own is grouped
     // with the next ones until the group decodes to the text (as tokenizer.tokenPieces does).
     let position = match.index;
@@ -128,15 +101,11 @@ export function tokenOffsets(text: string): TokenOffsets {
 function encodeMemo(piece: string, memo: Map<string, number[]>): number[] {
   let tokens = memo.get(piece);
   if (tokens === undefined) {
-    tokens = encodeTokens(piece);
+    tokens = encodePiece(piece);
     if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
     memo.set(piece, tokens);
   }
   return tokens;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** Lone UTF-16 surrogates → U+FFFD, as UTF-8 encoding (and so the tokenizer) sees them. */

@@ -34,10 +34,68 @@ const TOKENS_PER_NAME = 1;
  */
 const TOKENS_PER_IMAGE = 765;
 
-/** Encodes text; special-token text (e.g. `<|endoftext|>`) is treated as plain text. */
-export function encodeTokens(text: string): number[] {
+/**
+ * js-tiktoken's byte-pair merge is quadratic in the length of one piece of the split pattern (an
+ * 8,000-letter run takes ~25 s), and prompts are counted on the request path: one crafted message
+ * could stall the event loop. Pieces longer than LONG_PIECE characters (hashes, minified code,
+ * "aaaa…") are therefore encoded in LONG_PIECE slices. Their count may then be a few percent
+ * above a whole encode; every other piece encodes exactly as tiktoken does (it encodes pieces
+ * independently), so ordinary text gives identical tokens.
+ */
+export const LONG_PIECE = 64;
+/** Text without such a run cannot hold a long piece: the common case takes one plain encode. */
+const LONG_RUN = /\S{63,}|\s{63,}/;
+
+let piecePattern: RegExp | undefined;
+
+/** The encoding's own split pattern (global, unicode), from the same rank file. */
+export function splitPattern(): RegExp {
+  if (piecePattern === undefined) {
+    const require = createRequire(import.meta.url);
+    const ranks = require('js-tiktoken/ranks/o200k_base') as { pat_str: string };
+    piecePattern = new RegExp(ranks.pat_str, 'gu');
+  }
+  return piecePattern;
+}
+
+/** Tokens of one piece of the split pattern; a long piece in LONG_PIECE slices (never inside a surrogate pair). */
+export function encodePiece(piece: string): number[] {
+  if (piece.length <= LONG_PIECE) return encodePlain(piece);
+  const tokens: number[] = [];
+  for (let from = 0; from < piece.length; ) {
+    let to = Math.min(piece.length, from + LONG_PIECE);
+    const next = piece.charCodeAt(to);
+    if (to < piece.length && next >= 0xdc00 && next <= 0xdfff) to -= 1;
+    for (const token of encodePlain(piece.slice(from, to))) tokens.push(token);
+    from = to;
+  }
+  return tokens;
+}
+
+function encodePlain(text: string): number[] {
   // disallowedSpecial = [] so user text containing special-token spellings never throws.
   return getEncoder().encode(text, [], []);
+}
+
+/** Encodes text; special-token text (e.g. `<|endoftext|>`) is treated as plain text. */
+export function encodeTokens(text: string): number[] {
+  if (!LONG_RUN.test(text)) return encodePlain(text);
+  const tokens: number[] = [];
+  const pattern = splitPattern();
+  pattern.lastIndex = 0;
+  let covered = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0].length === 0) {
+      pattern.lastIndex += 1;
+      continue;
+    }
+    // The pattern covers every character; should it ever skip some, count them too.
+    if (match.index > covered) for (const token of encodePiece(text.slice(covered, match.index))) tokens.push(token);
+    for (const token of encodePiece(match[0])) tokens.push(token);
+    covered = match.index + match[0].length;
+  }
+  if (covered < text.length) for (const token of encodePiece(text.slice(covered))) tokens.push(token);
+  return tokens;
 }
 
 export function decodeTokens(tokens: number[]): string {

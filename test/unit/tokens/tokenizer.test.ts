@@ -26,6 +26,29 @@ describe('tokenizer (o200k_base)', () => {
     expect(pieces.reduce((sum, piece) => sum + piece.tokens, 0)).toBe(countTokens(text));
   });
 
+  // A long run takes the piecewise path; these texts hold one next to ordinary text, so they also
+  // check that every ordinary piece still encodes exactly as one whole-text encode would.
+  it.each([
+    { name: 'a long letter run', run: 'a'.repeat(200) },
+    { name: 'a long punctuation run', run: '='.repeat(150) },
+    { name: 'a long whitespace run', run: ' '.repeat(120) },
+    { name: 'a long emoji run', run: '😀'.repeat(80) },
+  ])('$name round-trips and leaves the ordinary text around it tokenized as usual', ({ run }) => {
+    const before = 'Hello world, naïve café 😀 — ';
+    const after = ' and the end.';
+    const text = `${before}${run}${after}`;
+    const tokens = encodeTokens(text);
+    expect(decodeTokens(tokens)).toBe(text);
+    expect(tokens.slice(0, encodeTokens(before).length - 1)).toEqual(encodeTokens(before).slice(0, -1));
+  });
+
+  it('counts a 100,000-character unbroken run without stalling (whole-piece BPE would take minutes)', () => {
+    const count = countTokens('x'.repeat(100_000));
+    // Sliced encoding over-counts a little at most; it never under-counts by much.
+    expect(count).toBeGreaterThan(100_000 / 16);
+    expect(count).toBeLessThan(100_000);
+  }, 20_000);
+
   it('keeps a character split across tokens in one piece', () => {
     // Each of these characters is several byte-level tokens in o200k_base.
     const pieces = tokenPieces('🦜𓀀');
