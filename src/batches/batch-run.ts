@@ -219,18 +219,22 @@ export class BatchRun {
   private async finalize(status: Extract<BatchStatus, 'succeeded' | 'cancelled' | 'expired' | 'failed'>): Promise<void> {
     const record = this.record;
     const { files } = this.deps;
-    if (record.succeeded > 0) {
+    // Each file id is saved as soon as the file exists: a finalization cut short by a crash
+    // resumes without writing the same file twice.
+    if (record.succeeded > 0 && record.output_file_id === null) {
       const output = await files.createFromStream(record.account, { filename: `${record.id}_output.jsonl`, purpose: 'batch_output' }, Readable.from(this.lines((result) => result.out.error === null)));
       record.output_file_id = output.id;
+      await this.deps.repository.save();
     }
     const notRun = status === 'cancelled' || status === 'expired' ? record.total - record.succeeded - record.errored : 0;
-    if (record.errored > 0 || notRun > 0) {
+    if ((record.errored > 0 || notRun > 0) && record.error_file_id === null) {
       const errorLines = async function* (this: BatchRun): AsyncGenerator<string> {
         yield* this.lines((result) => result.out.error !== null);
         if (notRun > 0) yield* this.notRunLines(status === 'cancelled' ? 'batch_cancelled' : 'batch_expired');
       }.call(this);
       const errors = await files.createFromStream(record.account, { filename: `${record.id}_error.jsonl`, purpose: 'batch_output' }, Readable.from(errorLines));
       record.error_file_id = errors.id;
+      await this.deps.repository.save();
     }
     const now = this.now();
     record.status = status;

@@ -25,9 +25,9 @@ export class OutputGuard {
     this.window = Math.max(0, ...this.matchers.map((matcher) => matcher.maxLength ?? Number.POSITIVE_INFINITY));
   }
 
-  /** The first rule (document order) that the finished text matches. */
-  check(text: string): Blocked | undefined {
-    for (const matcher of this.matchers) if (scan(matcher, text, true).match !== undefined) return this.blocked(matcher);
+  /** The first rule (document order) that the finished text matches (scanned from `from`, earlier text being settled). */
+  check(text: string, from = 0): Blocked | undefined {
+    for (const matcher of this.matchers) if (scan(matcher, text, true, from).match !== undefined) return this.blocked(matcher);
     return undefined;
   }
 
@@ -56,10 +56,22 @@ export class OutputGuard {
 }
 
 interface ChoiceState {
+  /** The text from `offset` on: the settled start of a long answer is dropped (see CONTEXT). */
   seen: string;
+  offset: number;
+  /** Absolute position up to which text was sent. */
   released: number;
   blocked: boolean;
 }
+
+/**
+ * Characters kept before the earliest point a scan starts, so lookbehinds and `\b` still see the
+ * real text and `^` (position 0 of the kept text) is never tested by a scan. Dropping the settled
+ * start keeps each push proportional to the delta, not to the whole answer.
+ */
+const CONTEXT = 64;
+/** Dropped only in steps of this many characters, so trimming is amortised. */
+const TRIM_STEP = 4096;
 
 /** Per-choice hold-back over a streamed answer. */
 export class StreamGuard {
@@ -70,7 +82,7 @@ export class StreamGuard {
   private state(index: number): ChoiceState {
     let state = this.choices.get(index);
     if (state === undefined) {
-      state = { seen: '', released: 0, blocked: false };
+      state = { seen: '', offset: 0, released: 0, blocked: false };
       this.choices.set(index, state);
     }
     return state;
@@ -93,13 +105,21 @@ export class StreamGuard {
       state.blocked = true;
       return { release: '', blocked };
     }
-    let safeEnd = this.guard.window === Number.POSITIVE_INFINITY ? state.released : state.seen.length - this.guard.window;
+    // Positions below are relative to `seen`; `released` is absolute.
+    const released = state.released - state.offset;
+    let safeEnd = state.seen.length - this.guard.window;
     if (holdFrom !== undefined) safeEnd = Math.min(safeEnd, holdFrom);
-    safeEnd = Math.max(safeEnd, state.released);
+    safeEnd = Math.max(safeEnd, released);
     // Never split a surrogate pair across two chunks.
-    if (safeEnd > state.released && isHighSurrogate(state.seen.charCodeAt(safeEnd - 1))) safeEnd -= 1;
-    const release = state.seen.slice(state.released, safeEnd);
-    state.released = safeEnd;
+    if (safeEnd > released && isHighSurrogate(state.seen.charCodeAt(safeEnd - 1))) safeEnd -= 1;
+    const release = state.seen.slice(released, safeEnd);
+    state.released = state.offset + safeEnd;
+    // Later scans start at (length before the push) − window ≥ released − window: keep CONTEXT before that.
+    const keepFrom = safeEnd - this.guard.window - CONTEXT;
+    if (keepFrom >= TRIM_STEP) {
+      state.seen = state.seen.slice(keepFrom);
+      state.offset += keepFrom;
+    }
     return { release };
   }
 
@@ -107,13 +127,15 @@ export class StreamGuard {
   end(index: number): { release: string; blocked?: Blocked } {
     const state = this.state(index);
     if (state.blocked) return { release: '' };
-    const blocked = this.guard.check(state.seen);
+    // Only matches reaching the end are new now, and they start within the last `window` characters.
+    const from = this.guard.window === Number.POSITIVE_INFINITY ? 0 : Math.max(0, state.seen.length - this.guard.window - 1);
+    const blocked = this.guard.check(state.seen, from);
     if (blocked !== undefined) {
       state.blocked = true;
       return { release: '', blocked };
     }
-    const release = state.seen.slice(state.released);
-    state.released = state.seen.length;
+    const release = state.seen.slice(state.released - state.offset);
+    state.released = state.offset + state.seen.length;
     return { release };
   }
 }

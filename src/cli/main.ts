@@ -4,6 +4,7 @@ import { registerAccounts } from './commands/accounts.js';
 import { registerBatch } from './commands/batch.js';
 import { registerBlueprints } from './commands/blueprints.js';
 import { registerConfig } from './commands/config.js';
+import { registerKb } from './commands/kb.js';
 import { registerKeys } from './commands/keys.js';
 import { registerModels } from './commands/models.js';
 import { registerServe } from './commands/serve.js';
@@ -30,6 +31,7 @@ export async function main(argv: string[]): Promise<void> {
   registerKeys(program, globals);
   registerAccounts(program, globals);
   registerModels(program, globals);
+  registerKb(program, globals);
   registerBatch(program, globals);
   registerUsage(program, globals);
   registerBlueprints(program, globals);

@@ -47,6 +47,7 @@ export async function fetchUrlDocument(url: string, options: FetchUrlOptions): P
       maxBytes: options.maxBytes,
       timeoutMs: options.timeoutMs,
       accept: ACCEPT,
+      userAgent: 'igw (knowledge base ingestion)',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
     });

@@ -77,6 +77,8 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   /** Sent as `Accept` (default any). */
   accept?: string;
+  /** Sent as `User-Agent`, naming what igw fetches for (default `igw`). */
+  userAgent?: string;
   /** Name resolution; default: the system resolver (getaddrinfo, all addresses). */
   resolveHost?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Address policy applied when `allowPrivate` is false; default: public addresses only. */
@@ -212,7 +214,7 @@ function requestOnce(url: URL, target: ResolvedAddress, options: SafeFetchOption
         accept: options.accept ?? '*/*',
         // Sizes are checked on the bytes we store, so ask for them unencoded.
         'accept-encoding': 'identity',
-        'user-agent': 'igw (image fetch)',
+        'user-agent': options.userAgent ?? 'igw',
         ...(url.username === '' ? {} : { authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` }),
       },
     });

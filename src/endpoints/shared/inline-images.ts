@@ -159,6 +159,7 @@ async function fetchAsDataUri(url: string, field: string, options: InlineImageOp
   let fetched;
   try {
     fetched = await safeFetch(url, {
+      userAgent: 'igw (image fetch)',
       allowPrivate: options.allowPrivate,
       maxBytes: options.maxBytes,
       timeoutMs: options.timeoutMs,

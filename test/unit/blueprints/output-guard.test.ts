@@ -43,6 +43,18 @@ describe('output railguards on streams', () => {
     }
   });
 
+  it('long answers: settled text is dropped, matches near the end still caught, ^ still means the start', () => {
+    const deltas = Array.from({ length: 3000 }, (_, index) => `w${index} `);
+    const late = stream(new OutputGuard([rule({ words: ['secret'] })], {}), [...deltas, 'the sec', 'ret', ' end']);
+    expect(late.blocked).toBeDefined();
+    expect(late.sent.join('')).toBe(deltas.join('') + 'the ');
+    const anchored = stream(new OutputGuard([rule({ pattern: '^secret', max_match_chars: 6 })], {}), [...deltas, 'secret', ' end']);
+    expect(anchored.blocked).toBeUndefined();
+    expect(anchored.sent.join('')).toBe(`${deltas.join('')}secret end`);
+    const inside = stream(new OutputGuard([rule({ words: ['secret'] })], {}), [...deltas, 'xsec', 'ret']);
+    expect(inside.blocked).toBeUndefined();
+  });
+
   it('word rules release text early, holding back only the longest word', () => {
     const result = stream(new OutputGuard([rule({ words: ['secret'] })], {}), ['a'.repeat(20), 'b'.repeat(20), 'c']);
     expect(result.sent[0]).toBe('a'.repeat(14));

@@ -38,9 +38,11 @@ const routes: Record<string, Handler> = {
 let server: Server;
 let origin: string;
 const sockets = new Set<Socket>();
+const userAgents: Array<string | undefined> = [];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
+    userAgents.push(request.headers['user-agent']);
     const handler = routes[(request.url ?? '/').split('?')[0]!];
     if (handler === undefined) response.writeHead(404).end('not here');
     else handler(request, response);
@@ -79,6 +81,8 @@ describe('fetchUrlDocument', () => {
     expect(document.format).toBe('html');
     expect(document.text).toContain('Retrieval works best on clean article text');
     expect(document.text).not.toMatch(/Footer boilerplate|Contact us|track\(\)/);
+    // Site owners see what fetched their page.
+    expect(userAgents.at(-1)).toBe('igw (knowledge base ingestion)');
   });
 
   it('follows redirects and reports the final URL', async () => {

@@ -1,0 +1,239 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { PathFilter } from './filter.js';
+import { planSync, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
+import type { KbRemote } from './remote.js';
+import { scanFolder, sha256File } from './scan.js';
+
+/** One line of `igw kb sync --json` (and what the plain and terminal views render). */
+export type SyncEvent =
+  | { type: 'scanned'; files: number; bytes: number }
+  | { type: 'uploaded'; path: string; bytes: number; file_id: string; replaced: number }
+  | { type: 'indexed'; path: string; file_id: string }
+  | { type: 'renamed'; from: string; to: string; file_id: string }
+  | { type: 'detached'; path: string; file_id: string }
+  | { type: 'failed'; path: string; error: string }
+  | { type: 'unchanged'; files: number }
+  | { type: 'watching'; folder: string }
+  | ({ type: 'summary' } & SyncTotals & { failures: Array<{ path: string; error: string }>; seconds: number; interrupted: boolean });
+
+export interface SyncTotals {
+  scanned: number;
+  uploaded: number;
+  indexed: number;
+  renamed: number;
+  detached: number;
+  unchanged: number;
+  failed: number;
+  bytes_uploaded: number;
+}
+
+/** Uploads and attribute changes in flight at once. */
+const CONCURRENCY = 4;
+/** How often an attached file's ingestion status is polled, and for how long. */
+const INDEX_POLL_MS = 150;
+const INDEX_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Mirrors a folder into a vector store. The store's files (attributes `path` and `sha256`) are
+ * the only state: each pass reads the folder, compares with the store's last known files and
+ * sends the difference, so an interrupted run resumes by simply running again.
+ */
+export class FolderSync {
+  readonly totals: SyncTotals = { scanned: 0, uploaded: 0, indexed: 0, renamed: 0, detached: 0, unchanged: 0, failed: 0, bytes_uploaded: 0 };
+  /** Files that failed, by path; a later success at that path clears it. */
+  readonly failures = new Map<string, string>();
+  private remoteFiles: RemoteFile[] = [];
+  /** Local files by path, with the size and mtime their hash was taken at (re-hashed only when those change). */
+  private readonly local = new Map<string, LocalFile & { mtimeMs: number }>();
+  private stopping = false;
+  private readonly indexing = new Set<Promise<void>>();
+
+  constructor(
+    private readonly remote: KbRemote,
+    private readonly storeId: string,
+    private readonly root: string,
+    private readonly filter: PathFilter,
+    private readonly emit: (event: SyncEvent) => void,
+  ) {}
+
+  /** Ctrl-C: no new actions start; those in flight finish. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  /** The first pass: scan everything, hash what is new or touched, apply the plan. */
+  async fullSync(): Promise<void> {
+    this.remoteFiles = await this.remote.syncState(this.storeId);
+    const scanned = await scanFolder(this.root, this.filter);
+    this.totals.scanned = scanned.length;
+    this.emit({ type: 'scanned', files: scanned.length, bytes: scanned.reduce((sum, file) => sum + file.bytes, 0) });
+    const seen = new Set(scanned.map((file) => file.path));
+    for (const known of [...this.local.keys()]) if (!seen.has(known)) this.local.delete(known);
+    await forEachLimited(scanned, CONCURRENCY, async (file) => {
+      if (this.stopping) return;
+      await this.hashInto(file.path, file.bytes, file.mtimeMs);
+    });
+    await this.apply(true);
+  }
+
+  /** A later pass over paths that changed (watch mode); everything else is taken as known. */
+  async syncPaths(paths: Iterable<string>): Promise<void> {
+    for (const relative of paths) {
+      if (this.stopping) return;
+      try {
+        const info = await stat(path.join(this.root, relative));
+        this.failures.delete(relative);
+        if (info.isFile() && this.filter.file(relative)) await this.hashInto(relative, info.size, info.mtimeMs);
+        else this.local.delete(relative);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        // A file, or a whole folder, that is gone.
+        for (const known of [...this.local.keys()]) if (known === relative || known.startsWith(`${relative}/`)) this.local.delete(known);
+        this.failures.delete(relative);
+      }
+    }
+    await this.apply(false);
+  }
+
+  /** Waits for every attached file's ingestion to finish (or fail). */
+  async settled(): Promise<void> {
+    while (this.indexing.size > 0) await Promise.all([...this.indexing]);
+  }
+
+  private async hashInto(relative: string, bytes: number, mtimeMs: number): Promise<void> {
+    const known = this.local.get(relative);
+    if (known !== undefined && known.bytes === bytes && known.mtimeMs === mtimeMs) return;
+    try {
+      const sha256 = await sha256File(path.join(this.root, relative));
+      this.local.set(relative, { path: relative, sha256, bytes, mtimeMs });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.local.delete(relative);
+      else this.fail(relative, error);
+    }
+  }
+
+  private async apply(reportUnchanged: boolean): Promise<void> {
+    // A path that failed in this run is left as it is until it changes again (no retry loop in
+    // watch mode); the next run retries it.
+    const failed = (file: { path: string }) => this.failures.has(file.path);
+    const plan = planSync(
+      [...this.local.values()].filter((file) => !failed(file)),
+      this.remoteFiles.filter((file) => !failed(file)),
+    );
+    this.totals.unchanged = plan.unchanged.length;
+    if (reportUnchanged) this.emit({ type: 'unchanged', files: plan.unchanged.length });
+    await forEachLimited(plan.actions, CONCURRENCY, async (action) => {
+      if (this.stopping) return;
+      await this.run(action);
+    });
+  }
+
+  private async run(action: SyncAction): Promise<void> {
+    switch (action.kind) {
+      case 'rename': {
+        try {
+          await this.remote.setAttributes(this.storeId, action.remote.id, { path: action.to.path, sha256: action.to.sha256 });
+          this.replaceRemote([action.remote], { ...action.remote, path: action.to.path });
+          this.totals.renamed += 1;
+          this.failures.delete(action.to.path);
+          this.emit({ type: 'renamed', from: action.remote.path, to: action.to.path, file_id: action.remote.id });
+        } catch (error) {
+          this.fail(action.to.path, error);
+        }
+        return;
+      }
+      case 'upload': {
+        const { file } = action;
+        let attached;
+        try {
+          attached = await this.remote.uploadAndAttach(this.storeId, path.join(this.root, file.path), { path: file.path, sha256: file.sha256 });
+        } catch (error) {
+          this.fail(file.path, error);
+          return;
+        }
+        // The new bytes are in: what sat at this path before goes now (never the other way round).
+        for (const old of action.replaces) await this.remote.detach(this.storeId, old.id).catch(() => undefined);
+        this.replaceRemote(action.replaces, { id: attached.id, path: file.path, sha256: file.sha256, status: attached.status });
+        this.totals.uploaded += 1;
+        this.totals.bytes_uploaded += file.bytes;
+        this.failures.delete(file.path);
+        this.emit({ type: 'uploaded', path: file.path, bytes: file.bytes, file_id: attached.id, replaced: action.replaces.length });
+        this.trackIndexing(file.path, attached.id, attached.status, attached.last_error?.message);
+        return;
+      }
+      case 'detach': {
+        try {
+          await this.remote.detach(this.storeId, action.remote.id);
+          this.replaceRemote([action.remote], null);
+          this.totals.detached += 1;
+          this.emit({ type: 'detached', path: action.remote.path, file_id: action.remote.id });
+        } catch (error) {
+          this.fail(action.remote.path, error);
+        }
+        return;
+      }
+    }
+  }
+
+  private trackIndexing(relative: string, fileId: string, status: string, lastError: string | undefined): void {
+    const done = (finalStatus: string, message: string | undefined) => {
+      const entry = this.remoteFiles.find((file) => file.id === fileId);
+      if (entry !== undefined) entry.status = finalStatus;
+      if (finalStatus === 'completed') {
+        this.totals.indexed += 1;
+        this.emit({ type: 'indexed', path: relative, file_id: fileId });
+      } else this.fail(relative, new Error(`ingestion ${finalStatus}${message === undefined ? '' : `: ${message}`}`));
+    };
+    if (status !== 'in_progress') {
+      done(status, lastError);
+      return;
+    }
+    const started = Date.now();
+    const poll = (async () => {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
+        try {
+          const file = await this.remote.getFile(this.storeId, fileId);
+          if (file.status !== 'in_progress') return done(file.status, file.last_error?.message);
+        } catch (error) {
+          // Detached meanwhile (the file changed again): nothing to report for this version.
+          if ((error as { status?: number }).status === 404) return;
+          return this.fail(relative, error);
+        }
+        if (Date.now() - started > INDEX_TIMEOUT_MS) return this.fail(relative, new Error('ingestion did not finish within 10 minutes'));
+      }
+    })();
+    this.indexing.add(poll);
+    void poll.finally(() => this.indexing.delete(poll));
+  }
+
+  private replaceRemote(old: readonly RemoteFile[], next: RemoteFile | null): void {
+    const ids = new Set(old.map((file) => file.id));
+    this.remoteFiles = this.remoteFiles.filter((file) => !ids.has(file.id));
+    if (next !== null) this.remoteFiles.push(next);
+  }
+
+  private fail(relative: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.failures.set(relative, message);
+    this.totals.failed = this.failures.size;
+    this.emit({ type: 'failed', path: relative, error: message });
+  }
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next]!;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
