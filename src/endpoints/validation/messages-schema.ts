@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { MessagesRequest } from '../../translate/messages/types.js';
 import { fieldPath } from './parse.js';
+import { deepestIssue, valueAt, type Issue } from './zod-issues.js';
 
 /**
  * POST /v1/messages and /v1/messages/count_tokens bodies (spec "POST /v1/messages"), strict.
@@ -113,33 +114,6 @@ export const countTokensSchema = z
 export type MessagesBody = z.output<typeof messagesSchema>;
 export type CountTokensBody = z.output<typeof countTokensSchema>;
 
-type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[]; errors?: Issue[][] };
-
-/**
- * The most specific issue: a string-or-blocks union reports a bad block as "invalid union" on
- * `content`; the branch that got furthest (the array one) names the block itself.
- */
-function deepest(issue: Issue, prefix: PropertyKey[] = []): Issue {
-  const path = [...prefix, ...issue.path];
-  if (issue.code !== 'invalid_union' || issue.errors === undefined || issue.errors.length === 0) return { ...issue, path };
-  let best: Issue | undefined;
-  for (const branch of issue.errors) {
-    const first = branch[0];
-    if (first === undefined) continue;
-    const candidate = deepest(first, path);
-    if (best === undefined || candidate.path.length > best.path.length) best = candidate;
-  }
-  return best ?? { ...issue, path };
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment as string];
-  }
-  return current;
-}
 
 const ALLOWED_BLOCKS = { user: 'text, image, tool_result', assistant: 'text, tool_use' } as const;
 
@@ -150,7 +124,7 @@ export function parseMessagesBody<Schema extends typeof messagesSchema | typeof 
   }
   const result = schema.safeParse(body);
   if (result.success) return result.data as z.output<Schema>;
-  const issue = deepest(result.error.issues[0] as unknown as Issue);
+  const issue = deepestIssue(result.error.issues[0] as unknown as Issue);
   if (issue.code === 'unrecognized_keys') {
     const field = fieldPath([...issue.path, issue.keys?.[0] ?? '']);
     throw new GatewayError('VALIDATION_4005', `Unknown parameter "${field}".`, { field });

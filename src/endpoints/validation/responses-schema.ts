@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ResponsesRequest } from '../../translate/responses/types.js';
 import { fieldPath } from './parse.js';
+import { deepestIssue, valueAt, type Issue } from './zod-issues.js';
 
 /**
  * POST /v1/responses body (spec "POST /v1/responses"), strict. Stateful features are refused
@@ -292,30 +293,6 @@ export function parseResponsesBody(body: unknown): ResponsesRequest {
   return parseStrict(body) as unknown as ResponsesRequest;
 }
 
-type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[]; errors?: Issue[][] };
-
-/** The most specific issue: a string-or-items union reports a bad item on `input`; the branch that got furthest names it. */
-function deepest(issue: Issue, prefix: PropertyKey[] = []): Issue {
-  const path = [...prefix, ...issue.path];
-  if (issue.code !== 'invalid_union' || issue.errors === undefined || issue.errors.length === 0) return { ...issue, path };
-  let best: Issue | undefined;
-  for (const branch of issue.errors) {
-    const first = branch[0];
-    if (first === undefined) continue;
-    const candidate = deepest(first, path);
-    if (best === undefined || candidate.path.length > best.path.length) best = candidate;
-  }
-  return best ?? { ...issue, path };
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment as string];
-  }
-  return current;
-}
 
 /** parse.ts rules (missing → VALIDATION_4002, anything else → VALIDATION_4005, field named) on the deepest issue. */
 function parseStrict(body: unknown): ResponsesBody {
@@ -324,7 +301,7 @@ function parseStrict(body: unknown): ResponsesBody {
   }
   const result = responsesSchema.safeParse(body);
   if (result.success) return result.data;
-  const issue = deepest(result.error.issues[0] as unknown as Issue);
+  const issue = deepestIssue(result.error.issues[0] as unknown as Issue);
   if (issue.code === 'unrecognized_keys') {
     const field = fieldPath([...issue.path, issue.keys?.[0] ?? '']);
     throw new GatewayError('VALIDATION_4005', `Unknown parameter "${field}".`, { field });

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkNormalizer } from '../../../../src/providers/openai-compatible/normalize-stream.js';
-import { decodeSse } from '../../../../src/providers/sse-decode.js';
 import { makeUsage, type ChatChunk } from '../../../../src/translate/chat/types.js';
 import { finishResponse, responseSkeleton, turnOutput } from '../../../../src/translate/responses/chat-to-responses.js';
 import { planTools } from '../../../../src/translate/responses/tools.js';
@@ -9,6 +7,7 @@ import { accumulateChat } from '../../../../src/translate/stream/accumulate-chat
 import { accumulateResponseEvents } from '../../../../src/translate/stream/accumulate-response-events.js';
 import { ChatToResponseEvents } from '../../../../src/translate/stream/chat-to-response-events.js';
 import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../../../helpers/recorded.js';
+import { recordedHubChunks } from '../../../helpers/recorded-hub-chunks.js';
 
 /**
  * Replay comparison against real OpenAI Responses captures (../shared/fixtures/recorded/
@@ -149,36 +148,10 @@ describe.skipIf(!recordedAvailable)('responses stream replay against recorded Op
 /** Real OpenAI chat streams through the responses state machine: the fold equals the non-stream translation of the same answer. */
 const chatFiles = [...listRecorded('openai-chat', '.sse'), ...listRecorded('openai-chat', '.chunks.jsonl'), ...listRecorded('openai-compatible', '.chunks.jsonl')];
 
-async function hubChunksFromChat(file: string): Promise<ChatChunk[] | undefined> {
-  const normalizer = new ChunkNormalizer({ providerId: 'rec', id: 'chatcmpl-rec', created: 0, model: 'rec' });
-  const chunks: ChatChunk[] = [];
-  try {
-    if (file.endsWith('.chunks.jsonl')) {
-      for (const line of payloadsFromChunksFile(file)) chunks.push(...normalizer.push(JSON.parse(line) as unknown));
-      chunks.push(...normalizer.end(true));
-    } else {
-      async function* body() {
-        yield new TextEncoder().encode(readRecorded(file));
-      }
-      const generator = decodeSse(body());
-      for (;;) {
-        const step = await generator.next();
-        if (step.done === true) {
-          chunks.push(...normalizer.end(step.value.sawDone));
-          break;
-        }
-        chunks.push(...normalizer.push(JSON.parse(step.value.data) as unknown, step.value.event));
-      }
-    }
-  } catch {
-    return undefined; // a recorded upstream failure
-  }
-  return chunks;
-}
 
 describe.skipIf(!recordedAvailable)('recorded chat streams: responses events fold to the non-stream answer', () => {
   it.each(chatFiles)('%s', async (file) => {
-    const chunks = await hubChunksFromChat(file);
+    const chunks = await recordedHubChunks(file);
     if (chunks === undefined) return;
     const request: ResponsesRequest = { model: 'rec', input: 'x' };
     const skeleton = responseSkeleton(request, { id: 'resp_rec', createdAt: 0, model: 'rec' });
