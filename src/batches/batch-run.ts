@@ -11,6 +11,7 @@ import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { ResultsLog, type OutputLine, type RowResult } from './results-log.js';
 import type { Semaphore } from './semaphore.js';
+import type { TaskHandle } from '../app/activity.js';
 
 export interface BatchRunDeps {
   app: AppContext;
@@ -44,6 +45,8 @@ export class BatchRun {
   private expiryTimer: NodeJS.Timeout | null = null;
   private finished: Promise<void> | null = null;
   private logFailure: Error | null = null;
+  /** The `igw serve` dashboard's view of this run. */
+  private task: TaskHandle | null = null;
 
   constructor(
     private readonly record: BatchRecord,
@@ -73,6 +76,8 @@ export class BatchRun {
   }
 
   private async executeSafely(): Promise<void> {
+    const record = this.record;
+    this.task = this.deps.app.activity.startTask('batch', record.id, record.endpoint, { total: record.total });
     try {
       await this.executeSteps();
     } catch (error) {
@@ -83,6 +88,11 @@ export class BatchRun {
     } finally {
       if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
       await this.log.close().catch(() => undefined);
+      this.task.progress({ done: record.succeeded + record.errored, failed: record.errored });
+      const status = record.status;
+      if (status === 'succeeded') this.task.end('completed');
+      else if (status === 'failed' || status === 'expired') this.task.end('failed', status);
+      else this.task.end('cancelled', status === 'cancelled' ? status : 'paused; resumes at the next start');
     }
   }
 
@@ -208,6 +218,7 @@ export class BatchRun {
     this.done[row.index] = 1;
     if (out.error === null) this.record.succeeded += 1;
     else this.record.errored += 1;
+    this.task?.progress({ done: this.record.succeeded + this.record.errored, failed: this.record.errored });
     this.deps.repository.saveSoon();
   }
 

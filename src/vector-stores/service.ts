@@ -8,7 +8,7 @@ import type { Logger } from '../util/logger.js';
 import type { DocumentTools } from './document-tools.js';
 import type { Attributes } from './filters.js';
 import { ingestFile, type IngestContext } from './ingest-file.js';
-import { IngestQueue } from './ingest-queue.js';
+import { IngestQueue, type IngestJob } from './ingest-queue.js';
 import type { ExpiresAfter, FileBatchRecord, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import { VectorStoreRepository } from './repository.js';
 import { keySealer, type Sealer } from './sealer.js';
@@ -81,7 +81,7 @@ export class VectorStoreService {
     this.app = app;
     this.tools = tools;
     const context: IngestContext = { app, tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
-    this.queue = new IngestQueue((job, signal) => ingestFile(context, job, signal), 2, (job, error) => {
+    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, job, signal), 2, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
@@ -123,6 +123,20 @@ export class VectorStoreService {
   }
 
   /** `vector_stores/<id>/` (DESIGN §4); ids are UUIDs igw generated, so they are safe as names. */
+  /** One ingestion, shown on the `igw serve` dashboard while it runs and with its outcome after. */
+  private async ingestTracked(context: IngestContext, job: IngestJob, signal: AbortSignal): Promise<void> {
+    const file = this.repository.file(job.storeId, job.fileId);
+    const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${job.storeId}`, { total: 1 });
+    try {
+      await ingestFile(context, job, signal);
+    } finally {
+      const status = this.repository.file(job.storeId, job.fileId)?.status;
+      if (status === 'completed') task.end('completed');
+      else if (status === 'failed') task.end('failed', this.repository.file(job.storeId, job.fileId)?.last_error?.message);
+      else task.end('cancelled', signal.aborted ? 'stopped; resumes at the next start' : undefined);
+    }
+  }
+
   private storeFolder(storeId: string): string {
     if (!/^[0-9a-f-]{36}$/.test(storeId)) throw new Error(`not a vector store id: ${storeId}`);
     return path.join(this.folder, storeId);

@@ -8,6 +8,7 @@ import { startGateway, type Gateway } from '../../src/app/gateway.js';
 import { buildConfig } from '../../src/config/load.js';
 import { readRequestLog } from '../../src/store/request-log.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { waitFor } from '../helpers/async.js';
 import { chatLines, fileLines, uploadBatchFile, waitForBatch } from '../helpers/batches.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, upstreamConfig } from '../helpers/gateway.js';
@@ -217,6 +218,10 @@ describe('batch runner', () => {
     expect(record).toMatchObject({ status: 'succeeded', succeeded: rows, errored: 0 });
     expect(h.upstream.requests).toHaveLength(rows);
     expect(h.upstream.requests[0]!.body.model).toBe('real-model-1');
+    // The `igw serve` dashboard shows the run with its progress and outcome.
+    const task = () => gateway.app.activity.snapshot().tasks.find((candidate) => candidate.kind === 'batch' && candidate.id === id);
+    await waitFor(() => task()?.status === 'completed');
+    expect(task()).toMatchObject({ label: '/v1/chat/completions', done: rows, failed: 0, total: rows });
     await gateway.app.store.requestLog.flush();
     const logged = (await readRequestLog(gateway.app.store.logFolder, 0)).filter((entry) => entry.endpoint === '/v1/chat/completions');
     expect(logged).toHaveLength(rows);
