@@ -5,7 +5,6 @@ import { GatewayClient } from '../../client/gateway-client.js';
 import { resolveApiKey, resolveBaseUrl, type GlobalOptions } from '../global-options.js';
 import { formatTime, printInfo, printJson, printResult, renderTable } from '../output.js';
 import { colorEnabled, interactive } from '../ui/terminal.js';
-import { renderBatchProgress } from '../ui/batch-progress.js';
 import { UserError } from '../user-error.js';
 import { BATCH_EXIT_CODES, followBatch, progressLine, TERMINAL, type BatchView } from './batch-follow.js';
 import { validateBatchFile } from './batch-validate.js';
@@ -75,7 +74,8 @@ async function saveResults(client: GatewayClient, batch: BatchView, options: { o
  */
 async function follow(client: GatewayClient, id: string, options: FollowOptions): Promise<void> {
   const live = interactive(process.stderr, { json: false });
-  const view = live ? renderBatchProgress(process.stderr, colorEnabled()) : null;
+  // ink and react load only for a terminal view: every other command (serve included) starts without them.
+  const view = live ? (await import('../ui/batch-progress.js')).renderBatchProgress(process.stderr, colorEnabled()) : null;
   const intervalMs = Number(process.env['IGW_BATCH_POLL_MS'] ?? '') || undefined;
   let last: BatchView | undefined;
   try {
