@@ -4,31 +4,15 @@
 // RSS is sampled from /proc every 50 ms.
 import { spawn } from 'node:child_process';
 import { openAsBlob } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile, open } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { firstLine, rssMb } from './process.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROWS = Number(process.env.BENCH_BATCH_ROWS ?? 10_000);
 const BIG_MB = Number(process.env.BENCH_BATCH_BIG_MB ?? 100);
-
-function firstLine(child) {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (part) => {
-      buffer += part;
-      const newline = buffer.indexOf('\n');
-      if (newline !== -1) resolve(buffer.slice(0, newline));
-    });
-    child.once('exit', (code) => reject(new Error(`process exited with ${code} before printing`)));
-  });
-}
-
-async function rssMb(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
 
 /** Samples a process's RSS until stopped; returns the peak in MB. */
 function rssSampler(pid) {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { firstLine, cpuSeconds, rssMb } from './process.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 2) * 1000;
@@ -14,29 +15,6 @@ const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 2) * 1000;
 // the table reports each cell's median round.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,32,128').split(',').map(Number);
-
-function firstLine(child) {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (part) => {
-      buffer += part;
-      const newline = buffer.indexOf('\n');
-      if (newline !== -1) resolve(buffer.slice(0, newline));
-    });
-    child.once('exit', (code) => reject(new Error(`process exited with ${code} before printing`)));
-  });
-}
-
-/** utime + stime of a process in seconds (Linux /proc), to turn req/s into req/s per core. */
-async function cpuSeconds(pid) {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function rssMb(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
 
 async function load({ origin, pathName, body, headers, connections, pid }) {
   const pool = new Pool(origin, { connections, pipelining: 1 });

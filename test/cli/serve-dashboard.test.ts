@@ -3,22 +3,12 @@
  * the ink dashboard runs exactly as a user sees it. Skipped (with a notice) where `script` is
  * missing.
  */
-import { execFileSync } from 'node:child_process';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, chat, cleanupAll, igwJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { scriptAvailable } from '../helpers/pty.js';
 
-function hasScript(): boolean {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const available = hasScript();
-if (!available) console.warn('[serve-dashboard] util-linux `script` not found: terminal tests skipped');
+const available = scriptAvailable('serve-dashboard');
 
 const ANSI = /\u001B\[[0-9;?]*[A-Za-z]/g;
 

@@ -2,23 +2,14 @@
  * Commands on a real terminal (util-linux `script` gives them a pseudo-terminal): colour only
  * without NO_COLOR, charts only on a terminal. Skipped with a notice where `script` is missing.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanupAll, igw, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { scriptAvailable } from '../helpers/pty.js';
 
-function hasScript(): boolean {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const available = hasScript();
-if (!available) console.warn('[terminal-output] util-linux `script` not found: terminal tests skipped');
+const available = scriptAvailable('terminal-output');
 
 let sandbox: Sandbox;
 beforeEach(async () => {

@@ -1,0 +1,27 @@
+// Process helpers shared by the bench scripts (Linux /proc readings, child start-up lines).
+import { readFile } from 'node:fs/promises';
+
+/** The first line a child process prints on stdout (its URL, port or key). */
+export function firstLine(child) {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (part) => {
+      buffer += part;
+      const newline = buffer.indexOf('\n');
+      if (newline !== -1) resolve(buffer.slice(0, newline));
+    });
+    child.once('exit', (code) => reject(new Error(`process exited with ${code} before printing`)));
+  });
+}
+
+/** utime + stime of a process in seconds, to turn req/s into req/s per core. */
+export async function cpuSeconds(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resident set size of a process in MB. */
+export async function rssMb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
