@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSse, type SseEnd, type SseEvent } from '../../../src/providers/sse-decode.js';
 import { seededRandom, splitRandomly } from '../../helpers/fake-upstream.js';
-import { listRecorded, noticeRecordedMissing, readRecorded, recordedAvailable } from '../../helpers/recorded.js';
+import { listRecorded, readRecorded } from '../../helpers/recorded.js';
 
 async function* bytesOf(pieces: Array<string | Uint8Array>, failWith?: Error): AsyncGenerator<Uint8Array> {
   for (const piece of pieces) yield typeof piece === 'string' ? new TextEncoder().encode(piece) : piece;
@@ -81,8 +81,7 @@ describe('decodeSse', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('decodeSse over recorded streams', () => {
-  noticeRecordedMissing('decodeSse over recorded streams');
+describe('decodeSse over recorded streams', () => {
   const files = ['openai-chat', 'openai-compatible', 'anthropic-messages', 'openai-responses'].flatMap((folder) => listRecorded(folder, '.sse'));
 
   it('finds the recorded .sse files', () => {
