@@ -165,7 +165,14 @@ export const configSchema = z
       })
       .strict()
       .default({ energy_units_per_eur: 1000, initial_energy: 'unlimited', initial_credits: 'unlimited', storage_eur_per_gb_day: 0.09, storage_grace_days: 7 }),
-    vector_stores: z.object({ embedding_model: z.string().default('local-embed') }).strict().default({ embedding_model: 'local-embed' }),
+    vector_stores: z
+      .object({
+        embedding_model: z.string().default('local-embed'),
+        /** A catalog model of type reranker: when set, store searches rerank their fused candidates with it. */
+        reranker: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ embedding_model: 'local-embed' }),
     /** Largest file accepted by POST /v1/files (the hosted API's per-file limit by default). */
     files: z
       .object({ max_upload_bytes: z.number().int().positive().default(512 * 1024 * 1024) })
