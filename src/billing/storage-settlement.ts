@@ -9,7 +9,7 @@ import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
 import type { TimerHandle, Timers } from '../util/timers.js';
 import type { Ledger } from './ledger.js';
-import { formatDecimal, parseBalance, toDecimal } from './money.js';
+import { formatDecimal, parseBalance, toDecimal, type Balance } from './money.js';
 import { DAY_MS, StorageMeter, dailyCharge, emptyMeterState, startOfUtcDay, type MeterState } from './storage-meter.js';
 
 /** A live store's processed size (what its `usage_bytes` shows). */
@@ -47,7 +47,7 @@ export interface StorageSettlementOptions {
 interface SettlementFile {
   version: 1;
   meter: MeterState;
-  /** Account → when (ms) its credit balance was first seen below zero, while it stays there. */
+  /** Account → when (ms) a storage charge left its credits below zero, while they stay there. */
   negative_since: Record<string, number>;
 }
 
@@ -166,19 +166,21 @@ export class StorageSettlement {
       });
       this.options.logger.info('vector store storage settled', { account: charge.account, day: charge.day, gb_days: formatDecimal(charge.gbDays), billable_gb_days: formatDecimal(charge.billableGbDays), eur });
     }
-    await this.enforceGrace(now, live);
+    await this.enforceGrace(now, new Set(charges.filter((charge) => charge.eur.greaterThan(0)).map((charge) => charge.account)), live);
     await this.save();
   }
 
-  /** Accounts with stores and credits below zero: their clock runs from the first tick that sees it. */
-  private async enforceGrace(now: number, live: readonly StoreSize[]): Promise<void> {
+  /**
+   * The grace clock of an account starts at a storage charge that leaves its credits below zero
+   * (a balance negative for other reasons, with storage inside the allowance, never starts it),
+   * stops once credits are back at zero or above, and at `storage_grace_days` removes its stores.
+   */
+  private async enforceGrace(now: number, charged: ReadonlySet<string>, live: readonly StoreSize[]): Promise<void> {
     const owners = new Set(live.map((size) => size.account));
-    for (const account of Object.keys(this.negativeSince)) if (!owners.has(account)) delete this.negativeSince[account];
     const graceMs = this.options.config.billing.storage_grace_days * DAY_MS;
-    for (const account of owners) {
-      const record = this.options.accounts.get(account);
-      const credits = record === undefined ? 'unlimited' : parseBalance(record.credits);
-      if (credits === 'unlimited' || credits.greaterThanOrEqualTo(0)) {
+    for (const account of new Set([...charged, ...Object.keys(this.negativeSince)])) {
+      const credits = this.creditsOf(account);
+      if (!owners.has(account) || credits === 'unlimited' || credits.greaterThanOrEqualTo(0)) {
         delete this.negativeSince[account];
         continue;
       }
@@ -195,6 +197,11 @@ export class StorageSettlement {
       });
       this.options.requestLog.append({ ...this.logLine(now, account, STORAGE_REMOVAL_ENDPOINT), status: 402, error_code: 'BILLING_2003' });
     }
+  }
+
+  private creditsOf(account: string): Balance {
+    const record = this.options.accounts.get(account);
+    return record === undefined ? 'unlimited' : parseBalance(record.credits);
   }
 
   private planOf(account: string): PlanConfig {

@@ -164,6 +164,11 @@ describe('vector store storage billing', () => {
     cleanups.push(() => test.close());
     await createAccount(test.gateway.app.store, test.config, 'paying');
     const paying = await test.newKey({ name: 'paying', account: 'paying', vault: true });
+    // Negative for another reason, with an empty store (nothing to charge): its grace clock never starts.
+    await createAccount(test.gateway.app.store, test.config, 'idle');
+    const idle = await test.newKey({ name: 'idle', account: 'idle', vault: true });
+    await test.gateway.app.store.accounts.update('idle', { credits: '-5' });
+    const empty = (await postJson(`${test.url}/v1/vector_stores`, idle, { name: 'empty' })).json;
     const key = await test.newKey({ name: 'kb', vault: true });
     const doomed = await createStoreWithText(test.url, key, 'doomed');
     const kept = await createStoreWithText(test.url, paying, 'kept');
@@ -179,6 +184,7 @@ describe('vector store storage billing', () => {
 
     expect((await storeObject(test.url, key, doomed.id)).status).toBe(404);
     expect((await storeObject(test.url, paying, kept.id)).status).toBe(200);
+    expect((await storeObject(test.url, idle, empty.id)).status).toBe(200);
     const removal = logs.find((line) => line.message.startsWith('vector stores removed'));
     expect(removal).toMatchObject({ level: 'warn', fields: { account: 'default', vector_store_ids: [doomed.id], grace_days: 2 } });
     const removals = (await storageLines(test.gateway)).filter((entry) => entry.endpoint === STORAGE_REMOVAL_ENDPOINT);
