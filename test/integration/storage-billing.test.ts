@@ -66,8 +66,13 @@ describe('vector store storage billing', () => {
     const store = await createStoreWithText(test.url, key);
     await test.gateway.app.vectorStores.idle();
     const bytes = (await storeObject(test.url, key, store.id)).json.usage_bytes as number;
-    // usage_bytes is the processed size: chunk text (UTF-8) plus one float32 vector per chunk.
-    expect(bytes).toBeGreaterThan(Buffer.byteLength(TEXT));
+    // usage_bytes, the size billed, is the processed size: chunk text (UTF-8) plus one float32 vector per chunk.
+    const vectorStores = test.gateway.app.vectorStores;
+    const [file] = vectorStores.filesOf(vectorStores.repository.store(store.id)!);
+    const chunks = await vectorStores.fileChunks(file!);
+    const dimensions = test.config.models['local-embed']!.dimensions!;
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(bytes).toBe(chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0) + chunks.length * dimensions * 4);
 
     // Quiet hours are jumped over (one late check); the hours around midnight run every check.
     await time.jump(22 * HOUR);
