@@ -71,7 +71,7 @@ export async function ingestFile(context: IngestContext, job: IngestJob, signal:
       const data = await context.data(store.id);
       await data.commitFile(file.id, chunks, vectors);
       await repository.updateFile(file, { status: 'completed', last_error: null, usage_bytes: data.usageBytes(file.id) });
-      await context.sources.remove(store.id, file.id);
+      if (file.source.kind === 'text') await context.sources.remove(store.id, file.id);
       return;
     } catch (error) {
       if (signal.aborted) return;

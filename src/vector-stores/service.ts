@@ -19,6 +19,11 @@ import { expiresAt, renderBatch, renderFile, renderStore } from './wire.js';
 /** Activity is recorded in memory at once, on disk at most this often per store (no per-search rewrite). */
 const ACTIVITY_WRITE_SECONDS = 60;
 const EXPIRY_SWEEP_MS = 60_000;
+/**
+ * Files ingested at once. An ingestion mostly waits (file read, embedding call, fsyncs), so a
+ * few more than the cores keep the CPU busy; the store's commit step is serialised anyway.
+ */
+const INGEST_CONCURRENCY = 8;
 
 export interface NewStore {
   name: string;
@@ -81,11 +86,11 @@ export class VectorStoreService {
     this.app = app;
     this.tools = tools;
     const context: IngestContext = { app, tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
-    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, job, signal), 2, (job, error) => {
+    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, job, signal), INGEST_CONCURRENCY, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
-    const pending = this.repository.allFiles().filter((file) => file.status === 'in_progress');
+    const pending = [...this.repository.allFiles()].filter((file) => file.status === 'in_progress');
     const committedByStore = new Map<string, Set<string>>();
     const completed: Array<[VectorStoreFileRecord, Partial<VectorStoreFileRecord>]> = [];
     for (const file of pending) {
@@ -120,6 +125,7 @@ export class VectorStoreService {
       await (await store).close().catch(() => undefined);
     }
     for (const store of this.repository.allStores()) await this.persistActivity(store, true);
+    await this.repository.close();
   }
 
   /** `vector_stores/<id>/` (DESIGN §4); ids are UUIDs igw generated, so they are safe as names. */
@@ -215,7 +221,7 @@ export class VectorStoreService {
   }
 
   render(store: VectorStoreRecord) {
-    return renderStore(store, this.repository.filesOf(store.id));
+    return renderStore(store, this.repository.summary(store.id));
   }
 
   /** Marks the store used now (search, attach): moves its expiry. */

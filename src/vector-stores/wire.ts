@@ -28,15 +28,15 @@ export function expiresAt(store: VectorStoreRecord): number | null {
   return store.expires_after === null ? null : store.last_active_at + store.expires_after.days * 86_400;
 }
 
-/** The vector store object (spec "Vector store", plus OpenAI's last_active_at and DESIGN §5's embedding_model). */
-export function renderStore(store: VectorStoreRecord, files: readonly VectorStoreFileRecord[]) {
-  const counts = countFiles(files);
+/** The vector store object, from the repository's running summary (spec "Vector store", plus OpenAI's last_active_at and DESIGN §5's embedding_model). */
+export function renderStore(store: VectorStoreRecord, summary: { counts: FileCounts; usage_bytes: number }) {
+  const counts = { ...summary.counts };
   return {
     id: store.id,
     object: 'vector_store' as const,
     created_at: store.created_at,
     name: store.name,
-    usage_bytes: store.expired_at === null ? files.reduce((sum, file) => sum + file.usage_bytes, 0) : 0,
+    usage_bytes: store.expired_at === null ? summary.usage_bytes : 0,
     file_counts: counts,
     status: storeStatus(store, counts),
     expires_after: store.expires_after,
