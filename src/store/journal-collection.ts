@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { JournalFile } from './journal-file.js';
 
 /** The snapshot file of a journalled collection (`<name>.json`). */

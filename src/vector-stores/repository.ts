@@ -2,16 +2,10 @@ import type { Low } from 'lowdb';
 import { openCollection } from '../store/db.js';
 import { JournalCollection } from '../store/journal-collection.js';
 import type { FileBatchRecord, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
-import type { FileCounts } from './wire.js';
+import type { StoreSummary } from './wire.js';
 
 interface StoresDocument {
   vector_stores: VectorStoreRecord[];
-}
-
-/** A store's file counts and processed bytes, kept up to date with every change (no scan per read). */
-export interface StoreSummary {
-  counts: FileCounts;
-  usage_bytes: number;
 }
 
 function fileKey(storeId: string, fileId: string): string {

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { writeSynced } from '../store/atomic-write.js';
 import { JournalCollection } from '../store/journal-collection.js';
+import { writeSynced } from '../util/atomic-write.js';
+import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.js';
+import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 
 /** One chunk of a file as stored: its text and token count. */
@@ -95,6 +97,17 @@ function decodeVectors(bytes: Buffer, dimensions: number): number[][] {
   return vectors;
 }
 
+/** Dot product of a unit query with a vector, divided by the vector's length: their cosine. */
+function dotUnit(unitQuery: Float32Array, vector: ArrayLike<number>): number {
+  let dot = 0;
+  let norm = 0;
+  for (let column = 0; column < unitQuery.length; column += 1) {
+    dot += unitQuery[column]! * vector[column]!;
+    norm += vector[column]! * vector[column]!;
+  }
+  return norm === 0 ? 0 : dot / Math.sqrt(norm);
+}
+
 /** Rows of a flat Float32Array scaled to unit length in place (cosine = dot product after this). */
 function normalizeRows(flat: Float32Array, dimensions: number): Float32Array {
   for (let offset = 0; offset < flat.length; offset += dimensions) {
@@ -130,6 +143,10 @@ function normalize(vector: readonly number[]): number[] {
 export class StoreData {
   private chain: Promise<unknown> = Promise.resolve();
   private index: HnswIndex | null = null;
+  /** BM25 over the chunk texts, by the same labels (set by open). */
+  private lexical!: LexicalIndex;
+  /** Unit vectors of a spread of live chunks (the noise level of a query); null after any change. */
+  private sample: Float32Array | null = null;
   /** Committed files by start label, for label → file lookups. */
   private ranges: Array<{ start: number; count: number; fileId: string }> = [];
   private chunkCount = 0;
@@ -165,6 +182,8 @@ export class StoreData {
     const data = new StoreData(storeId, folder, sealer, manifest, options.snapshotDelayMs ?? SNAPSHOT_DELAY_MS);
     await data.removeOrphanSegments();
     await data.loadIndex();
+    data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.ranges, readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
+    if (data.lexical.changed) data.scheduleSnapshot(0);
     return data;
   }
 
@@ -333,7 +352,7 @@ export class StoreData {
    * Stores a file's chunks and vectors and makes them searchable. Resolves once the file is
    * durable (segments fsynced, manifest line fdatasync'ed): from then on a crash cannot lose it.
    */
-  async commitFile(fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[]): Promise<void> {
+  async commitFile(fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[], turn?: CommitTurn): Promise<void> {
     if (this.closed) throw new Error('vector store data is closed');
     if (chunks.length !== vectors.length) throw new Error('one vector per chunk expected');
     const dimensions = vectors[0]?.length ?? null;
@@ -352,6 +371,9 @@ export class StoreData {
         writeSegment('text', Buffer.from(JSON.stringify(chunks), 'utf8')),
         ...(dimensions === null ? [] : [writeSegment('vec', encodeVectors(vectors, dimensions))]),
       ]);
+      // The caller's place in the store's commit order (labels then follow that order); the next
+      // commit may go as soon as this one's labels are taken, not once it is durable.
+      await turn?.ready;
       const { durable } = await this.exclusive(async () => {
         if (this.closed) throw new Error('vector store data is closed');
         this.checkDimensions(dimensions);
@@ -368,11 +390,14 @@ export class StoreData {
           this.manifest.setMeta({ dimensions: dimensions ?? this.manifest.meta.dimensions, next_label: start + vectors.length }),
           this.manifest.put({ id: fileId, start, count: vectors.length, usage_bytes: textBytes + vectors.length * (dimensions ?? 0) * 4, segment }),
         ]);
+        this.lexical.addFile(start, chunks.map((chunk) => chunk.text));
         // Labels only grow: the new range goes last.
         this.ranges.push({ fileId, start, count: vectors.length });
+        this.sample = null;
         this.chunkCount += vectors.length;
         this.cacheText(fileId, [...chunks]);
         this.scheduleSnapshot(vectors.length);
+        turn?.done();
         return { durable };
       });
       await durable;
@@ -399,9 +424,11 @@ export class StoreData {
     if (entry === undefined) return;
     const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
     for (let offset = 0; offset < entry.count; offset += 1) this.index?.markDeleted(entry.start + offset);
+    this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
     if (position !== -1) this.ranges.splice(position, 1);
+    this.sample = null;
     this.chunkCount -= entry.count;
     this.dropText(fileId);
     this.dropVectors(fileId);
@@ -432,10 +459,11 @@ export class StoreData {
   /** Writes the index snapshot if anything changed since the last one. */
   snapshot(): Promise<void> {
     return this.exclusive(async () => {
-      if (!this.dirty || this.index === null) return;
+      if (!this.dirty) return;
       this.dirty = false;
       this.unsaved = 0;
-      await this.index.save(this.indexPath());
+      await this.index?.save(this.indexPath());
+      await this.lexical.save();
     });
   }
 
@@ -510,6 +538,62 @@ export class StoreData {
       hits.push({ fileId: file.fileId, chunkIndex, score: neighbor.score, text: chunks[chunkIndex]?.text ?? '' });
     }
     return hits;
+  }
+
+  /** Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. */
+  lexicalScores(query: string): Map<number, number> {
+    return this.lexical.score(query);
+  }
+
+  /** The chunk a label stands for (undefined once its file is removed). */
+  chunkAt(label: number): { fileId: string; chunkIndex: number } | undefined {
+    const file = this.fileAt(label);
+    return file === undefined ? undefined : { fileId: file.fileId, chunkIndex: label - file.start };
+  }
+
+  labelOf(fileId: string, chunkIndex: number): number | undefined {
+    const entry = this.manifest.get(fileId);
+    return entry === undefined || chunkIndex < 0 || chunkIndex >= entry.count ? undefined : entry.start + chunkIndex;
+  }
+
+  /** Cosine of a unit-length query to a live chunk's vector (read back from the HNSW index). */
+  cosineAt(unitQuery: Float32Array, label: number): number {
+    if (this.index === null) return 0;
+    return dotUnit(unitQuery, this.index.vector(label));
+  }
+
+  /**
+   * Mean cosine of a unit-length query to a spread of up to 64 live chunks: where chunks
+   * unrelated to the query score with this store's embedding model (the sample is taken evenly
+   * over the labels and kept until the store changes).
+   */
+  noiseLevel(unitQuery: Float32Array): number {
+    if (this.index === null) return 0;
+    if (this.sample === null) {
+      const live = this.liveChunks;
+      const count = Math.min(64, live);
+      const dimensions = this.manifest.meta.dimensions ?? 0;
+      const sample = new Float32Array(count * dimensions);
+      let rangeIndex = 0;
+      let before = 0;
+      for (let row = 0; row < count; row += 1) {
+        const position = Math.floor(((row + 0.5) * live) / count);
+        while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
+        sample.set(normalize(this.index.vector(this.ranges[rangeIndex]!.start + position - before)), row * dimensions);
+      }
+      this.sample = sample;
+    }
+    const dimensions = unitQuery.length;
+    const rows = this.sample.length / dimensions;
+    if (rows === 0) return 0;
+    let sum = 0;
+    for (let row = 0; row < rows; row += 1) sum += dotUnit(unitQuery, this.sample.subarray(row * dimensions, (row + 1) * dimensions));
+    return sum / rows;
+  }
+
+  /** The text of a live chunk. */
+  async chunkText(fileId: string, chunkIndex: number): Promise<string> {
+    return (await this.chunks(fileId))[chunkIndex]?.text ?? '';
   }
 
   /** Scores every chunk of the given files (their vectors decrypted once, then cached). */

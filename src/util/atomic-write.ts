@@ -1,8 +1,8 @@
 import { open, rename } from 'node:fs/promises';
 
 /**
- * Writes a file and syncs it. `wx` (the default) refuses to replace an existing file: for
- * content that is only referenced once this resolves, so no temp file and rename are needed.
+ * Writes a file and syncs it (mode 0600). `wx` (the default) refuses to replace an existing
+ * file: for content that is only referenced once this resolves, no temp file and rename are needed.
  */
 export async function writeSynced(filePath: string, data: Buffer | string, flags: 'wx' | 'w' = 'wx'): Promise<void> {
   const handle = await open(filePath, flags, 0o600);
@@ -15,8 +15,8 @@ export async function writeSynced(filePath: string, data: Buffer | string, flags
 }
 
 /**
- * Writes a whole file so that a crash leaves either the old or the new content: temp file
- * (mode 0600) + fsync + rename. `suffix` keeps concurrent writers of one path apart.
+ * Writes a file durably and atomically (temp file, fsync, rename; mode 0600): a crash leaves the
+ * old or the new bytes. `suffix` names the temp file (writers that may overlap pass their own).
  */
 export async function writeFileAtomic(filePath: string, data: Buffer | string, suffix = 'tmp'): Promise<void> {
   const temporary = `${filePath}.${suffix}`;
