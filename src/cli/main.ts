@@ -4,6 +4,7 @@ import { registerAccounts } from './commands/accounts.js';
 import { registerBatch } from './commands/batch.js';
 import { registerBlueprints } from './commands/blueprints.js';
 import { registerConfig } from './commands/config.js';
+import { registerConvert } from './commands/convert.js';
 import { registerKb } from './commands/kb.js';
 import { registerKeys } from './commands/keys.js';
 import { registerModels } from './commands/models.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerBlueprints(program, globals);
   registerSkills(program, globals);
   registerConfig(program, globals);
+  registerConvert(program);
   helpForEveryCommand(program);
   return program;
 }
