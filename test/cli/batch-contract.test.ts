@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { useBatchCli } from '../helpers/batch-cli.js';
 import { chatLine, chatLines } from '../helpers/batches.js';
 import { BIN, igw, REPO_ROOT } from '../helpers/cli.js';
+import { scriptAvailable } from '../helpers/pty.js';
+
+const terminal = scriptAvailable('batch-contract');
 
 /**
  * The batch command line contract (DESIGN §1): exit codes from the outcome, data alone on stdout,
@@ -178,6 +181,29 @@ describe('Ctrl-C while following', () => {
     expect(String(result.stderr)).toContain(`Follow it again with: igw batch wait ${id} --output ${out}`);
     const batch = await fetch(`${env['IGW_BASE_URL']}/v1/batches/${id}`, { headers: { authorization: `Bearer ${env['IGW_API_KEY']}` } }).then((response) => response.json() as Promise<{ status: string }>);
     expect(['queued', 'in_progress']).toContain(batch.status);
+  }, 60_000);
+});
+
+describe.skipIf(!terminal)('Ctrl-C on a terminal (the ink progress view)', () => {
+  it('the view is drawn, Ctrl-C clears it, says how to follow again and exits 130', async () => {
+    const env = await serve({ delayMs: 150, concurrency: 1 });
+    const file = await input('in.jsonl', chatLines(30, 'up-chat'));
+    const id = (await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env })).stdout.trim();
+    const command = `stty cols 120 rows 30; exec ${process.execPath} ${BIN} batch wait ${id}`;
+    const follower = execa('script', ['-qefc', command, '/dev/null'], { cwd: cli.sandbox.cwd, env: { ...cli.sandbox.env, ...env, TERM: 'xterm-256color' }, extendEnv: false, reject: false, stdin: 'pipe', timeout: 30_000 });
+    await new Promise<void>((resolve) => {
+      let seen = '';
+      follower.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (/rows\/s/.test(seen)) resolve();
+      });
+    });
+    // The terminal's interrupt character: the line discipline turns it into SIGINT.
+    follower.stdin!.write('\u0003');
+    const result = await follower;
+    expect(result.exitCode).toBe(130);
+    expect(String(result.stdout)).toContain(`igw: stopped following ${id}; the batch keeps running`);
+    expect(String(result.stdout)).toContain(`Follow it again with: igw batch wait ${id}`);
   }, 60_000);
 });
 
