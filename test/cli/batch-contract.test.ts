@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { useBatchCli } from '../helpers/batch-cli.js';
 import { chatLine, chatLines } from '../helpers/batches.js';
-import { BIN, igw, REPO_ROOT } from '../helpers/cli.js';
+import { BIN, igw, igwJson, REPO_ROOT } from '../helpers/cli.js';
 import { scriptAvailable } from '../helpers/pty.js';
 
 const terminal = scriptAvailable('batch-contract');
@@ -144,6 +144,15 @@ describe('the local check before submitting', () => {
     expect(stderr.trim().split('\n').at(-1)).toBe(`igw: 7 problems in ${file} (7 lines); nothing was uploaded; fix them and submit again`);
     const files = await fetch(`${env['IGW_BASE_URL']}/v1/files`, { headers: { authorization: `Bearer ${env['IGW_API_KEY']}` } }).then((response) => response.json() as Promise<{ data: unknown[] }>);
     expect(files.data).toEqual([]);
+  }, 40_000);
+
+  it('a key that may not list models still submits: the models are left to the gateway, and it says so', async () => {
+    const env = await serve();
+    const chatOnly = await igwJson<{ key: string }>(cli.sandbox, ['keys', 'create', '--scopes', 'inference.chat', '--json']);
+    const file = await input('in.jsonl', `${chatLines(2)}\n`);
+    const result = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions', '--wait'], { env: { ...env, IGW_API_KEY: chatOnly.key }, timeoutMs: 30_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`${file}: the models were not checked (this key may not list models: scope inference.models)`);
   }, 40_000);
 
   it('an unknown flavor and a mistyped endpoint get a "did you mean"', async () => {
