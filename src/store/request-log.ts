@@ -23,6 +23,8 @@ export interface RequestLogEntry {
   energy_kwh: number;
   carbon_g_co2: number;
   stream: boolean;
+  /** DESIGN §5: request fields dropped while translating (also in the igw-ignored-params header); absent when none. */
+  ignored_params?: string[];
 }
 
 /**
