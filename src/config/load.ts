@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { describeIssue, type IssueLike } from '../endpoints/validation/issue-text.js';
 import { configSchema, type ParsedConfig } from './schema.js';
 import { BUILTIN_LOCAL_MODELS, BUILTIN_LOCAL_PROVIDER, BUILTIN_PLANS, DEFAULT_MESSAGE_TIER_MODEL, LOCAL_PROVIDER_ID } from './defaults.js';
 
@@ -94,7 +95,10 @@ export function buildConfig(raw: unknown, source: string | null, env: NodeJS.Pro
       // zod reports unknown keys on their parent object; name each key itself.
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) issues.push({ path: formatJsonPath([...issue.path, key]), message: `unknown key "${key}"` });
-      } else issues.push({ path: formatJsonPath(issue.path), message: issue.message });
+      } else {
+        const described = describeIssue(issue as IssueLike, interpolated);
+        issues.push({ path: formatJsonPath(described.path), message: described.text });
+      }
     }
   }
   issues.push(...referenceIssues(interpolated));
@@ -173,6 +177,12 @@ function referenceIssues(raw: unknown): ConfigIssue[] {
   if (typeof embeddingId === 'string') {
     const type = asRecord(models[embeddingId])['type'];
     if (type !== undefined && type !== 'embeddings') issues.push({ path: '$.vector_stores.embedding_model', message: `model "${embeddingId}" is of type ${String(type)}, not embeddings` });
+  }
+  const rerankerId = asRecord(root['vector_stores'])['reranker'];
+  if (typeof rerankerId === 'string') {
+    const type = asRecord(models[rerankerId])['type'];
+    if (models[rerankerId] === undefined) issues.push({ path: '$.vector_stores.reranker', message: `unknown model "${rerankerId}" (define it under "models", or use local-rerank)` });
+    else if (type !== 'reranker') issues.push({ path: '$.vector_stores.reranker', message: `model "${rerankerId}" is of type ${String(type)}, not reranker` });
   }
   return issues;
 }

@@ -25,6 +25,11 @@ export interface RequestLogEntry {
   stream: boolean;
   /** DESIGN §5: request fields dropped while translating (also in the igw-ignored-params header); absent when none. */
   ignored_params?: string[];
+  /** Set on lines that are not API requests: `storage` = a daily vector-store storage charge or a removal for unpaid storage. */
+  kind?: 'storage';
+  /** Storage lines: the UTC day charged and its time-weighted size in GB-days (decimal string). */
+  storage_day?: string;
+  storage_gb_days?: string;
 }
 
 /**

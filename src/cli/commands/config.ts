@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { STARTER_CONFIG } from '../../config/defaults.js';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import type { GlobalOptions } from '../global-options.js';
+import { plural } from '../format.js';
 import { printInfo, printJson, printResult } from '../output.js';
 import { UserError } from '../user-error.js';
 
@@ -39,14 +40,14 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       try {
         const loaded = await loadConfig({ configPath: globals().config, env: process.env, cwd: process.cwd() });
         if (options.json === true) return printJson({ ok: true, source: loaded.source, issues: [] });
-        printResult(`ok: ${loaded.source ?? 'no config file; using the built-in defaults'} (${Object.keys(loaded.models).length} models, ${Object.keys(loaded.providers).length} providers)`);
+        printResult(`ok: ${loaded.source ?? 'no config file; using the built-in defaults'} (${plural(Object.keys(loaded.models).length, 'model')}, ${plural(Object.keys(loaded.providers).length, 'provider')})`);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         if (options.json === true) {
           printJson({ ok: false, source: error.source, issues: error.issues });
         } else {
           for (const issue of error.issues) printInfo(`${issue.path}: ${issue.message}`);
-          printInfo(`igw: ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'} in ${error.source ?? 'the config'}; fix them and run igw config check again`);
+          printInfo(`igw: ${plural(error.issues.length, 'problem')} in ${error.source ?? 'the config'}; fix them and run igw config check again`);
         }
         process.exitCode = 1;
       }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseForwardCompatible } from './forward-compatible.js';
+import { describeIssue, type IssueLike } from './issue-text.js';
 import { fieldPath, valueAt, type Issue } from './zod-issues.js';
 
 export { fieldPath };
@@ -45,5 +46,7 @@ function refusal(issue: Issue, body: unknown, unknownHint = ''): GatewayError {
   if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(body, issue.path) === undefined) {
     return new GatewayError('VALIDATION_4002', `Missing required field "${field}".`, { field });
   }
-  return new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${issue.message}.`, { field: field || 'body' });
+  // A union names its own field; elsewhere the validator's text becomes a phrase ("must be a number, not a string").
+  const text = issue.code === 'invalid_union' ? issue.message : describeIssue(issue as IssueLike, body).text;
+  return new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${text}.`, { field: field || 'body' });
 }
