@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
+import { StorageSettlement } from '../billing/storage-settlement.js';
 import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
@@ -19,9 +20,11 @@ import { acquireLock } from '../store/lock.js';
 import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
+import { systemTimers, type Timers } from '../util/timers.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
 import { documentTools } from '../vector-stores/default-document-tools.js';
 import { VectorStoreService } from '../vector-stores/service.js';
+import { vectorStoreStorage } from '../vector-stores/storage-usage.js';
 import { Activity } from './activity.js';
 import type { AppContext } from './context.js';
 
@@ -33,6 +36,8 @@ export interface GatewayOptions {
   host?: string;
   logger?: Logger;
   clock?: Clock;
+  /** Timers for background jobs (storage settlement); tests pass manual ones with their clock. */
+  timers?: Timers;
   ids?: IdGenerator;
 }
 
@@ -90,6 +95,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     await vectorStores.start(app, documentTools(app));
     batches.start(app, ROUTES);
+    const storageSettlement = await StorageSettlement.open({
+      dataDir: options.dataDir,
+      config: options.config,
+      accounts: store.accounts,
+      ledger: app.ledger,
+      requestLog: store.requestLog,
+      storage: vectorStoreStorage(vectorStores),
+      clock,
+      timers: options.timers ?? systemTimers,
+      ids,
+      logger,
+    });
+    // Closes before the vector stores and the balance journal, so its last save sees both.
+    cleanups.push(() => storageSettlement.close());
+    await storageSettlement.start();
     const control = await startControlServer(controlSocketPath(options.dataDir), adminOperations(store, options.config), logger);
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);

@@ -4,6 +4,7 @@ import { registerAccounts } from './commands/accounts.js';
 import { registerBatch } from './commands/batch.js';
 import { registerBlueprints } from './commands/blueprints.js';
 import { registerConfig } from './commands/config.js';
+import { registerConvert } from './commands/convert.js';
 import { registerKb } from './commands/kb.js';
 import { registerKeys } from './commands/keys.js';
 import { registerModels } from './commands/models.js';
@@ -37,6 +38,7 @@ export async function main(argv: string[]): Promise<void> {
   registerBlueprints(program, globals);
   registerSkills(program, globals);
   registerConfig(program, globals);
+  registerConvert(program);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

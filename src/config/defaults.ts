@@ -87,8 +87,8 @@ export const BUILTIN_LOCAL_MODELS: Record<string, ModelConfig> = {
 };
 
 export const BUILTIN_PLANS: Record<string, PlanConfig> = {
-  developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 600 },
-  free: { benefits: [], requests_per_minute: 20 },
+  developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 600, storage_free_gb: 1 },
+  free: { benefits: [], requests_per_minute: 20, storage_free_gb: 1 },
 };
 
 export const DEFAULT_MESSAGE_TIER_MODEL = 'local-echo';

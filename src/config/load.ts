@@ -214,6 +214,12 @@ function referenceIssues(raw: unknown): ConfigIssue[] {
     const type = asRecord(models[embeddingId])['type'];
     if (type !== undefined && type !== 'embeddings') issues.push({ path: '$.vector_stores.embedding_model', message: `model "${embeddingId}" is of type ${String(type)}, not embeddings` });
   }
+  const rerankerId = asRecord(root['vector_stores'])['reranker'];
+  if (typeof rerankerId === 'string') {
+    const type = asRecord(models[rerankerId])['type'];
+    if (models[rerankerId] === undefined) issues.push({ path: '$.vector_stores.reranker', message: `unknown model "${rerankerId}" (define it under "models", or use local-rerank)` });
+    else if (type !== 'reranker') issues.push({ path: '$.vector_stores.reranker', message: `model "${rerankerId}" is of type ${String(type)}, not reranker` });
+  }
   return issues;
 }
 

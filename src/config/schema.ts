@@ -122,6 +122,8 @@ export const planSchema = z
   .object({
     benefits: z.array(z.enum(['advanced_models', 'api_usage', 'studio_access'])).default([]),
     requests_per_minute: z.number().int().positive().default(600),
+    /** Vector-store storage included free (time-weighted GB per day); above it storage is charged to credits. */
+    storage_free_gb: nonNegative.default(1),
   })
   .strict();
 
@@ -156,10 +158,21 @@ export const configSchema = z
         energy_units_per_eur: z.number().finite().positive().default(1000),
         initial_energy: balanceSchema.default('unlimited'),
         initial_credits: balanceSchema.default('unlimited'),
+        /** Vector-store storage price per GB-day above the plan's free allowance (OpenAI: $0.10, ≈ €0.09). */
+        storage_eur_per_gb_day: nonNegative.default(0.09),
+        /** Days an account may stay below zero credits before its vector stores are removed. */
+        storage_grace_days: nonNegative.default(7),
       })
       .strict()
-      .default({ energy_units_per_eur: 1000, initial_energy: 'unlimited', initial_credits: 'unlimited' }),
-    vector_stores: z.object({ embedding_model: z.string().default('local-embed') }).strict().default({ embedding_model: 'local-embed' }),
+      .default({ energy_units_per_eur: 1000, initial_energy: 'unlimited', initial_credits: 'unlimited', storage_eur_per_gb_day: 0.09, storage_grace_days: 7 }),
+    vector_stores: z
+      .object({
+        embedding_model: z.string().default('local-embed'),
+        /** A catalog model of type reranker: when set, store searches rerank their fused candidates with it. */
+        reranker: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ embedding_model: 'local-embed' }),
     /** Largest file accepted by POST /v1/files (the hosted API's per-file limit by default). */
     files: z
       .object({ max_upload_bytes: z.number().int().positive().default(512 * 1024 * 1024) })

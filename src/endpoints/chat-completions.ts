@@ -1,6 +1,7 @@
 import type { Consumption } from '../billing/price.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render.js';
+import { echoableHeaderValue } from '../http/header-value.js';
 import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { SseWriter } from '../http/sse.js';
@@ -68,7 +69,9 @@ export async function handleChatCompletions(call: RequestCall): Promise<void> {
   // the vision check so a model without vision is refused before anything is fetched.
   const { server } = call.app.config;
   request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
-  if (body.request_id !== undefined) call.headers['x-client-request-id'] = body.request_id;
+  // Echoed only when it is a sane header value (issue 14): anything else is dropped, never written.
+  const clientRequestId = echoableHeaderValue(body.request_id);
+  if (clientRequestId !== undefined) call.headers['x-client-request-id'] = clientRequestId;
   call.log.stream = body.stream === true;
   if (body.stream === true) return streamChat(call, request, resolved.requested, candidates, body.stream_options?.include_usage === true, modelHints, shaped.outputGuard);
 

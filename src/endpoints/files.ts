@@ -1,6 +1,7 @@
 import { ANY_INFERENCE_SCOPE, requireScope } from '../auth/scopes.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { fileObject, isUploadPurpose, UPLOAD_PURPOSES, type FileRecord } from '../files/file-record.js';
+import { attachmentDisposition, writeHeadSafely } from '../http/header-value.js';
 import { responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { receiveUpload } from './shared/multipart-upload.js';
@@ -100,10 +101,10 @@ export async function handleFileContent(call: RequestCall): Promise<void> {
       content.destroy();
       resolve();
     });
-    response.writeHead(200, responseHeaders(call, {
+    writeHeadSafely(response, 200, responseHeaders(call, {
       'content-type': 'application/octet-stream',
       'content-length': String(record.bytes),
-      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(record.filename)}`,
+      'content-disposition': attachmentDisposition(record.filename),
     }));
     content.pipe(response);
   });

@@ -1,13 +1,14 @@
 import type { RequestCall } from '../http/request-call.js';
 import type { FileSearchResult, FileSearchToolDefinition } from '../translate/responses/types.js';
 import { parseFilter } from '../vector-stores/filters.js';
+import { parseRankingOptions } from '../vector-stores/ranking-options.js';
 import { searchVectorStores } from '../vector-stores/search.js';
 import { GatewayError } from '../errors/gateway-error.js';
 
 /**
  * file_search as igw runs it for the model (spec "POST /v1/responses", tools): a search over the
  * caller's own vector stores with the tool's vector_store_ids, max_num_results, filters and
- * ranking_options.score_threshold, through the same search service as
+ * ranking_options (ranker, score_threshold, hybrid_search weights), through the same search service as
  * POST /v1/vector_stores/{id}/search (the query embedding is billed there, on a line of its own).
  */
 export interface FileSearch {
@@ -27,6 +28,7 @@ export async function createFileSearch(call: RequestCall, tool: FileSearchToolDe
     throw new GatewayError('AUTH_1016', 'The file_search tool reads vector stores, which need a key with vault access: create one with `igw keys create --vault`.', { field: `${field}.type` });
   }
   if (tool.filters != null) parseFilter(tool.filters, `${field}.filters`);
+  const ranking = parseRankingOptions(tool.ranking_options, `${field}.ranking_options`);
   for (const id of new Set(tool.vector_store_ids)) await call.app.vectorStores.requireActiveStore(call.account.id, id);
   return {
     includeResults: include.includes('file_search_call.results'),
@@ -41,7 +43,7 @@ export async function createFileSearch(call: RequestCall, tool: FileSearchToolDe
           query,
           ...(tool.max_num_results === undefined ? {} : { maxNumResults: tool.max_num_results }),
           ...(tool.filters == null ? {} : { filters: tool.filters }),
-          ...(tool.ranking_options?.score_threshold === undefined ? {} : { scoreThreshold: tool.ranking_options.score_threshold }),
+          ranking,
         },
         { signal: call.signal },
       );

@@ -23,7 +23,7 @@ export function renderError(error: unknown, dialect: ErrorDialect = 'gateway'): 
         error: {
           message: gatewayError.message,
           type: gatewayError.status === 401 || gatewayError.status === 403 ? 'authentication_error' : 'invalid_request_error',
-          param: typeof gatewayError.details?.['field'] === 'string' ? gatewayError.details['field'] : null,
+          param: paramOf(gatewayError),
           code: VECTOR_STORE_CODES[gatewayError.code] ?? gatewayError.code,
         },
       },
@@ -36,7 +36,28 @@ export function renderError(error: unknown, dialect: ErrorDialect = 'gateway'): 
     // status and read error.type) that still carries the spec's code, message and details.
     return { status: gatewayError.status, headers: gatewayError.headers, body: { type: 'error', error: { type: messagesErrorType(gatewayError.status), ...errorBody } } };
   }
-  return { status: gatewayError.status, headers: gatewayError.headers, body: { error: errorBody } };
+  // OpenAI-style endpoints (DESIGN §5): the spec's code, message and details, plus OpenAI's
+  // `type` and `param`, which OpenAI clients read (Codex, the Agents SDK, LangChain).
+  return { status: gatewayError.status, headers: gatewayError.headers, body: { error: { ...errorBody, type: openAIErrorType(gatewayError.status), param: paramOf(gatewayError) } } };
+}
+
+/** The request field an error names (details.field), as OpenAI's `param`; null when none. */
+function paramOf(error: GatewayError): string | null {
+  const field = error.details?.['field'];
+  return typeof field === 'string' ? field : null;
+}
+
+/**
+ * HTTP status → OpenAI error `type`: the names OpenAI's API sends for those statuses
+ * (fixtures/recorded/errors: invalid_request_error on 400 and 404, insufficient_quota when out
+ * of credit, `requests` on a request-rate limit, server_error on 5xx); 401/403 as the spec's
+ * vector-store envelope names them.
+ */
+export function openAIErrorType(status: number): string {
+  if (status === 401 || status === 403) return 'authentication_error';
+  if (status === 402) return 'insufficient_quota';
+  if (status === 429) return 'requests';
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
 }
 
 /** HTTP status → Anthropic error `type` (the names the Anthropic API uses for those statuses). */

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { GatewayError } from '../errors/gateway-error.js';
+import { echoableHeaderValue } from './header-value.js';
 
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');
@@ -30,7 +31,8 @@ export function checkHost(request: IncomingMessage, boundHost: string): void {
 export function corsHeaders(request: IncomingMessage, allowedOrigins: readonly string[]): Record<string, string> {
   const origin = request.headers.origin;
   if (origin === undefined) return {};
-  if (!allowedOrigins.includes(origin) && !allowedOrigins.includes('*')) {
+  // With "*" any origin is echoed back: only one that is a sane header value (issue 14).
+  if ((!allowedOrigins.includes(origin) && !allowedOrigins.includes('*')) || echoableHeaderValue(origin) === undefined) {
     throw new GatewayError('AUTH_1041', `Cross-origin request from ${origin} refused: add it to server.cors_origins in the config to allow it.`);
   }
   return {

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { writeHeadSafely } from './header-value.js';
 
 /** Writes a JSON response with the standard headers (request id, rate limits, extras). */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, {
+  writeHeadSafely(response, status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
@@ -12,6 +13,6 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 export function sendText(response: ServerResponse, status: number, text: string, contentType: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+  writeHeadSafely(response, status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   response.end(text);
 }

@@ -1,6 +1,7 @@
 import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js';
 import { BATCH_READ_SCOPES, handleCancelBatch, handleCreateBatch, handleListBatches, handleRetrieveBatch } from '../endpoints/batches.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
+import { handleDocumentsConvert } from '../endpoints/documents-convert.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
 import { FILES_READ_SCOPES, FILES_WRITE_SCOPES, handleCreateFile, handleDeleteFile, handleFileContent, handleListFiles, handleRetrieveFile } from '../endpoints/files.js';
 import { handleImageGenerations } from '../endpoints/images.js';
@@ -53,6 +54,8 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/v1/batches/{id}', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleRetrieveBatch },
   { method: 'POST', path: '/v1/batches/{id}/cancel', scope: BATCH_READ_SCOPES, body: 'none', dialect: 'gateway', handler: handleCancelBatch },
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
+  // JSON ({file_id} | {url}) or multipart (file): the handler reads the body by its content type.
+  { method: 'POST', path: '/v1/documents/convert', scope: 'kit.documents', body: 'none', dialect: 'gateway', handler: handleDocumentsConvert },
   ...vectorStoreRoutes(),
 ];
 

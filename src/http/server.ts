@@ -9,6 +9,7 @@ import { renderError, type ErrorDialect } from '../errors/render.js';
 import { BodyTooLargeError, readJsonBody } from './body.js';
 import { checkHost, corsHeaders } from './guards.js';
 import { overheadMs, type CallLog, type CallTiming, type RequestCall } from './request-call.js';
+import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import type { GatewayRoute } from './routes.js';
@@ -38,7 +39,14 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       inFlight -= 1;
       if (draining && inFlight === 0) drained?.();
     });
-    void handle(request, response);
+    // Containment (issue 14): an 'error' on either stream (a reset socket, a write after end)
+    // ends that one exchange; with no listener Node would rethrow it and stop the process.
+    request.on('error', () => undefined);
+    response.on('error', (error) => {
+      app.logger.warn('response stream failed', { error: String(error) });
+      response.destroy();
+    });
+    handle(request, response).catch((error: unknown) => failSafe(response, error, 'gateway', {}));
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -62,10 +70,10 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
       const url = splitTarget(request.url);
       if (request.method === 'OPTIONS' && request.headers.origin !== undefined) {
-        response.writeHead(204, {
+        writeHeadSafely(response, 204, {
           ...headers,
           'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-          'access-control-allow-headers': request.headers['access-control-request-headers'] ?? 'authorization, content-type, x-api-key',
+          'access-control-allow-headers': echoableHeaderValue(request.headers['access-control-request-headers'], 1024) ?? 'authorization, content-type, x-api-key',
           'access-control-max-age': '600',
         });
         response.end();
@@ -99,30 +107,77 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     } catch (error) {
       writeError(response, error, dialect, headers, request, log, timing);
     } finally {
-      const finish = () => appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt);
+      const finish = () => {
+        try {
+          appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt);
+        } catch (error) {
+          app.logger.error('request log append failed', { request_id: requestId, error: String(error) });
+        }
+      };
       if (response.writableFinished || response.destroyed) finish();
       else response.once('close', finish);
     }
   }
 
+  /** Answers a failed request with its envelope. Cannot throw: if answering fails too, failSafe ends the request. */
   function writeError(response: ServerResponse, error: unknown, dialect: ErrorDialect, headers: Record<string, string>, request: IncomingMessage, log: CallLog, timing: CallTiming): void {
     if (!(error instanceof GatewayError) || error.code === 'SYSTEM_9001') {
-      app.logger.error('unhandled error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error), cause: String((error as Error | undefined)?.cause ?? '') });
+      app.logger.error('unhandled error', { error: describe(error), cause: describe((error as Error | undefined)?.cause) });
     }
-    const rendered = renderError(error, dialect);
-    log.error_code = (rendered.body as { error: { code: string } }).error.code;
-    if (response.headersSent) {
-      // A stream already started: the endpoint owns the mid-stream error; make sure nothing hangs.
-      response.end();
-      return;
+    try {
+      const rendered = renderError(error, dialect);
+      log.error_code = (rendered.body as { error: { code: string } }).error.code;
+      if (response.headersSent) {
+        // A stream already started: the endpoint owns the mid-stream error; make sure nothing hangs.
+        response.end();
+        return;
+      }
+      // An error's own headers may come from an upstream (Retry-After): repeated only when sane.
+      const errorHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(rendered.headers)) {
+        const safe = echoableHeaderValue(value);
+        if (safe !== undefined) errorHeaders[name] = safe;
+      }
+      const extra: Record<string, string> = { ...headers, ...errorHeaders, 'x-igw-overhead-ms': overheadMs(timing) };
+      if (error instanceof BodyTooLargeError) {
+        // Do not read the rest of an oversized body; answer and close so nothing is left hanging.
+        extra['connection'] = 'close';
+        request.resume();
+      }
+      sendJson(response, rendered.status, rendered.body, extra);
+    } catch (failure) {
+      log.error_code = 'SYSTEM_9001';
+      failSafe(response, failure, dialect, headers);
     }
-    const extra: Record<string, string> = { ...headers, ...rendered.headers, 'x-igw-overhead-ms': overheadMs(timing) };
-    if (error instanceof BodyTooLargeError) {
-      // Do not read the rest of an oversized body; answer and close so nothing is left hanging.
-      extra['connection'] = 'close';
-      request.resume();
+  }
+
+  /**
+   * The last resort when answering itself failed (the renderer threw, a head could not be
+   * written): a fixed 500 SYSTEM_9001 envelope when nothing was sent yet, else the connection is
+   * closed. Built without the renderer or caller headers, so it has nothing left that can throw.
+   */
+  function failSafe(response: ServerResponse, error: unknown, dialect: ErrorDialect, headers: Record<string, string>): void {
+    try {
+      app.logger.error('error response failed', { error: describe(error) });
+    } catch {
+      // A logger that throws must not stop the answer below.
     }
-    sendJson(response, rendered.status, rendered.body, extra);
+    try {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const text = JSON.stringify(lastResortBody(dialect));
+      response.writeHead(500, {
+        ...(headers['x-request-id'] === undefined ? {} : { 'x-request-id': headers['x-request-id'] }),
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+        connection: 'close',
+      });
+      response.end(text);
+    } catch {
+      response.destroy();
+    }
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -180,6 +235,23 @@ export function appendLog(app: AppContext, requestId: string, endpoint: string, 
   app.activity.recordRequest(entry);
 }
 
+/** The SYSTEM_9001 envelope of each dialect, spelled out so answering it needs no renderer. */
+function lastResortBody(dialect: ErrorDialect): unknown {
+  const message = 'Internal error; the gateway log has the details.';
+  if (dialect === 'messages') return { type: 'error', error: { type: 'api_error', code: 'SYSTEM_9001', message } };
+  if (dialect === 'vector-store') return { error: { message, type: 'server_error', param: null, code: 'SYSTEM_9001' } };
+  return { error: { code: 'SYSTEM_9001', message } };
+}
+
+/** A thrown value as one log string, whatever it is (even an object whose toString throws). */
+function describe(value: unknown): string {
+  try {
+    return value instanceof Error ? (value.stack ?? value.message) : String(value ?? '');
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 /**
  * Path and query of the request target. Origin-form targets ("/v1/x?y") are split by hand, which
  * costs far less than a full URL parse per request; anything else goes through URL.
@@ -187,6 +259,8 @@ export function appendLog(app: AppContext, requestId: string, endpoint: string, 
 function splitTarget(target: string | undefined): { pathname: string; searchParams: URLSearchParams } {
   const raw = target ?? '/';
   if (!raw.startsWith('/')) {
+    // Absolute-form or odd targets: one that is no URL at all routes nowhere (404), not a throw.
+    if (!URL.canParse(raw, 'http://gateway.local')) return { pathname: raw, searchParams: new URLSearchParams() };
     const url = new URL(raw, 'http://gateway.local');
     return { pathname: url.pathname, searchParams: url.searchParams };
   }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { writeHeadSafely } from './header-value.js';
 
 /**
  * Server-sent events writer: framing, backpressure (awaits 'drain'), and a comment heartbeat so
@@ -16,7 +17,7 @@ export class SseWriter {
   ) {}
 
   open(headers: Record<string, string>): void {
-    this.response.writeHead(200, {
+    writeHeadSafely(this.response, 200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -26,7 +27,9 @@ export class SseWriter {
     // No flushHeaders(): the stream opens once the first upstream chunk is in hand, so the head
     // leaves together with it in one write.
     this.heartbeat = setInterval(() => {
-      if (!this.closed) this.response.write(': keep-alive\n\n');
+      // The response may have been ended by someone else (the server's error path): writing after
+      // that would emit an 'error' on the response instead of a no-op.
+      if (!this.closed && !this.response.writableEnded) this.response.write(': keep-alive\n\n');
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -54,7 +57,7 @@ export class SseWriter {
 
   private flush(): void {
     this.flushScheduled = false;
-    if (this.pending.length === 0 || this.response.destroyed) return;
+    if (this.pending.length === 0 || this.response.destroyed || this.response.writableEnded) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
     this.response.write(text);

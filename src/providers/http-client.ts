@@ -31,6 +31,22 @@ export interface UpstreamStreamResponse {
   body: AsyncIterable<Uint8Array>;
   /** Only for non-2xx answers: the whole error body, read within the deadline. */
   text: string | undefined;
+  /** The stream's idle timeout, run by whoever knows what a unit of progress is (see IdleTimer). */
+  idle: IdleTimer;
+}
+
+/**
+ * The idle timeout of a stream (issue 14). It counts complete SSE events, not bytes, so the reader
+ * that frames events drives it: `arm()` while it waits for the next event, `progress()` when a
+ * complete unit (an event, a keep-alive comment line) arrives, `disarm()` once it has one. An upstream
+ * that trickles bytes without ever completing an event is cut after `timeout_ms`; time the
+ * consumer spends between reads is not counted, so a slow client is not mistaken for a slow upstream.
+ */
+export interface IdleTimer {
+  arm(): void;
+  /** Restarts the wait if it is running. */
+  progress(): void;
+  disarm(): void;
 }
 
 /** One part of a multipart upload: a text field, or a file streamed from disk. */
@@ -47,7 +63,7 @@ export class UpstreamTimeoutError extends Error {
     super(
       phase === 'response'
         ? `no complete response within ${timeoutMs} ms`
-        : `no data from the stream for ${timeoutMs} ms`,
+        : `no complete event from the stream for ${timeoutMs} ms`,
     );
     this.name = 'UpstreamTimeoutError';
     this.timeoutMs = timeoutMs;
@@ -89,24 +105,25 @@ export class UpstreamHttpClient {
 
   /**
    * POSTs JSON and returns the body as a byte stream. The deadline covers connect and headers;
-   * afterwards the same timeout applies to every wait for the next chunk (time the consumer
-   * spends between reads does not count, so a slow client is not mistaken for a slow upstream).
+   * afterwards the same timeout is the stream's idle timeout, driven by the caller through
+   * `idle` (it knows when an event is complete; a byte is no progress).
    */
   async postStream(url: string, body: unknown, options: UpstreamRequestOptions): Promise<UpstreamStreamResponse> {
     const deadline = new RequestDeadline(options);
     let handedOver = false;
     try {
       // undici's body timer is off here: it would also run while a slow client holds the
-      // stream back (backpressure); readWithIdleTimeout times only the waits for the upstream.
+      // stream back (backpressure), and it counts bytes; the caller's idle timer counts events.
       const response = await this.dispatch(url, body, 'text/event-stream', options, deadline.signal, 0);
       const headers = flattenHeaders(response.headers);
       if (response.statusCode < 200 || response.statusCode >= 300) {
         const text = await response.body.text();
-        return { status: response.statusCode, headers, body: emptyBody(), text };
+        return { status: response.statusCode, headers, body: emptyBody(), text, idle: deadline.idleTimer(options.timeoutMs) };
       }
       deadline.stopResponseTimer();
       handedOver = true;
-      return { status: response.statusCode, headers, body: readWithIdleTimeout(response.body, deadline, options.timeoutMs), text: undefined };
+      const idle = deadline.idleTimer(options.timeoutMs);
+      return { status: response.statusCode, headers, body: readStream(response.body, deadline, idle), text: undefined, idle };
     } catch (error) {
       throw deadline.explain(error);
     } finally {
@@ -226,10 +243,24 @@ class RequestDeadline {
     this.timer = undefined;
   }
 
-  /** Arms the between-chunks timer; returns the disarm function. */
-  armIdle(timeoutMs: number): () => void {
-    const idle = setTimeout(() => this.controller.abort(new UpstreamTimeoutError(timeoutMs, 'idle')), timeoutMs);
-    return () => clearTimeout(idle);
+  /** The stream's idle timer: when it fires, the request is aborted with an 'idle' UpstreamTimeoutError. */
+  idleTimer(timeoutMs: number): IdleTimer {
+    let timer: NodeJS.Timeout | undefined;
+    const fire = () => this.controller.abort(new UpstreamTimeoutError(timeoutMs, 'idle'));
+    return {
+      arm() {
+        clearTimeout(timer);
+        timer = setTimeout(fire, timeoutMs);
+      },
+      progress() {
+        // refresh() restarts the same timer without allocating one per event.
+        if (timer !== undefined) timer.refresh();
+      },
+      disarm() {
+        clearTimeout(timer);
+        timer = undefined;
+      },
+    };
   }
 
   /** Prefers the abort reason over whatever undici wrapped it in. */
@@ -243,23 +274,17 @@ class RequestDeadline {
   }
 }
 
-async function* readWithIdleTimeout(
-  body: AsyncIterable<unknown> & { destroy(error?: Error): unknown },
-  deadline: RequestDeadline,
-  timeoutMs: number,
-): AsyncGenerator<Uint8Array> {
+/** The upstream body, with an abort (a deadline, the idle timer) reported as its reason. */
+async function* readStream(body: AsyncIterable<unknown> & { destroy(error?: Error): unknown }, deadline: RequestDeadline, idle: IdleTimer): AsyncGenerator<Uint8Array> {
   const iterator = body[Symbol.asyncIterator]();
   let finished = false;
   try {
     for (;;) {
-      const disarm = deadline.armIdle(timeoutMs);
       let step: IteratorResult<unknown>;
       try {
         step = await iterator.next();
       } catch (error) {
         throw deadline.explain(error);
-      } finally {
-        disarm();
       }
       if (step.done === true) {
         finished = true;
@@ -270,6 +295,7 @@ async function* readWithIdleTimeout(
   } finally {
     // A consumer that stops early (client gone, error downstream) must free the socket.
     if (!finished) body.destroy();
+    idle.disarm();
     deadline.dispose();
   }
 }

@@ -11,6 +11,27 @@ export interface SseEnd {
   sawDone: boolean;
 }
 
+export interface SseDecodeOptions {
+  /**
+   * Called for each complete comment line (`: OPENROUTER PROCESSING`, `: ping`): servers send them
+   * as keep-alives, so the stream's idle timer counts them as progress.
+   */
+  onComment?: () => void;
+  /** Most characters one unfinished line or event may buffer before the stream is refused. */
+  maxBufferChars?: number;
+}
+
+/** 64 Mi characters: far above any real event (a base64 image chunk is a few MB), far below exhausting memory. */
+const DEFAULT_MAX_BUFFER_CHARS = 64 * 1024 * 1024;
+
+/** An upstream that sends an endless line or event: refused instead of buffered until memory runs out. */
+export class SseOverflowError extends Error {
+  constructor(readonly maxBufferChars: number) {
+    super(`a server-sent event grew past ${maxBufferChars} characters without ending`);
+    this.name = 'SseOverflowError';
+  }
+}
+
 /**
  * Bytes → SSE events. eventsource-parser does the framing (comments such as
  * `: OPENROUTER PROCESSING`, CRLF or CR line ends, events split across reads); a streaming
@@ -18,14 +39,25 @@ export interface SseEnd {
  * `data: [DONE]` (nothing after it is yielded) and reports through the generator's return value whether it saw it, so a
  * truncated upstream can be told from a finished one.
  */
-export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent, SseEnd, undefined> {
+export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDecodeOptions = {}): AsyncGenerator<SseEvent, SseEnd, undefined> {
   const decoder = new TextDecoder('utf-8');
   const pending: SseEvent[] = [];
+  const maxBufferChars = options.maxBufferChars ?? DEFAULT_MAX_BUFFER_CHARS;
+  let overflow = false;
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
       pending.push(message.event === undefined ? { data: message.data } : { event: message.event, data: message.data });
     },
+    ...(options.onComment === undefined ? {} : { onComment: options.onComment }),
+    maxBufferSize: maxBufferChars,
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') overflow = true;
+    },
   });
+  const feed = (text: string) => {
+    parser.feed(text);
+    if (overflow) throw new SseOverflowError(maxBufferChars);
+  };
 
   // Yields what the parser produced; true when the [DONE] sentinel was among it.
   function* drain(): Generator<SseEvent, boolean> {
@@ -43,7 +75,7 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
       // After [DONE] the rest of the body is read and dropped (like openai-node): a body read to
       // its end lets the pool reuse the keep-alive socket instead of closing it.
       if (sawDone) continue;
-      parser.feed(decoder.decode(bytes, { stream: true }));
+      feed(decoder.decode(bytes, { stream: true }));
       sawDone = yield* drain();
     }
   } catch (error) {
@@ -53,6 +85,6 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>): AsyncGenerato
   if (sawDone) return { sawDone };
   // Some servers end the last event without its blank line (or even without a newline): a
   // complete `data:` line still counts. A line cut mid-way then surfaces as malformed data.
-  parser.feed(`${decoder.decode()}\n\n`);
+  feed(`${decoder.decode()}\n\n`);
   return { sawDone: yield* drain() };
 }

@@ -39,15 +39,33 @@ export async function* upstreamEvents(
     throw dialect.failure(error);
   }
   if (response.text !== undefined) throw classifyUpstreamStatus(response.status, response.text, response.headers, dialect.providerId);
-  if ((response.headers['content-type'] ?? '').includes('application/json')) throw await nonStreamAnswer(response.body, dialect);
-  const events = decodeSse(response.body);
+  if ((response.headers['content-type'] ?? '').includes('application/json')) {
+    // The whole JSON body must arrive within one idle timeout.
+    response.idle.arm();
+    let answer: GatewayError;
+    try {
+      answer = await nonStreamAnswer(response.body, dialect);
+    } catch (error) {
+      throw dialect.failure(error);
+    } finally {
+      response.idle.disarm();
+    }
+    throw answer;
+  }
+  // The idle timeout counts complete events (and keep-alive comment lines), not bytes: it runs
+  // only while we wait for the next one, so a trickle of bytes cannot hold the stream open.
+  const { idle } = response;
+  const events = decodeSse(response.body, { onComment: () => idle.progress() });
   try {
     for (;;) {
       let step;
+      idle.arm();
       try {
         step = await events.next();
       } catch (error) {
         throw dialect.failure(error);
+      } finally {
+        idle.disarm();
       }
       if (step.done === true) return step.value;
       yield { event: step.value.event, payload: parseEventData(step.value.data, step.value.event, dialect) };

@@ -23,6 +23,11 @@ export interface RequestLogEntry {
   energy_kwh: number;
   carbon_g_co2: number;
   stream: boolean;
+  /** Set on lines that are not API requests: `storage` = a daily vector-store storage charge or a removal for unpaid storage. */
+  kind?: 'storage';
+  /** Storage lines: the UTC day charged and its time-weighted size in GB-days (decimal string). */
+  storage_day?: string;
+  storage_gb_days?: string;
 }
 
 /**

@@ -29,7 +29,7 @@ export interface UsageReportOptions {
 function groupOf(entry: RequestLogEntry, by: UsageGrouping): string {
   switch (by) {
     case 'model':
-      return entry.model ?? '(none)';
+      return entry.model ?? (entry.kind === 'storage' ? '(vector store storage)' : '(none)');
     case 'key':
       return entry.key_id ?? '(no key)';
     case 'day':
@@ -65,17 +65,19 @@ export function aggregateUsage(entries: readonly RequestLogEntry[], by: UsageGro
       groups.set(key, group);
     }
     const day = dayIndex?.get(entry.time.slice(0, 10));
+    // Storage lines carry money, not a request: they count in EUR, not in requests or latency.
+    const request = entry.kind !== 'storage';
     for (const target of [group, total]) {
-      target.row.requests += 1;
-      if (entry.status >= 400) target.row.errors += 1;
+      if (request) target.row.requests += 1;
+      if (request && entry.status >= 400) target.row.errors += 1;
       target.row.input_tokens += entry.input_tokens;
       target.row.output_tokens += entry.output_tokens;
       target.eur = target.eur.plus(entry.eur);
       target.energy = target.energy.plus(entry.energy);
       target.row.energy_kwh += entry.energy_kwh;
       target.row.carbon_g_co2 += entry.carbon_g_co2;
-      target.latencies.push(entry.latency_ms);
-      if (day !== undefined && target.daily !== null) target.daily[day]! += 1;
+      if (request) target.latencies.push(entry.latency_ms);
+      if (request && day !== undefined && target.daily !== null) target.daily[day]! += 1;
     }
   }
   const finish = (group: Accumulator): UsageRow => {

@@ -99,6 +99,11 @@ export class HnswIndex {
     }
   }
 
+  /** A stored point (unit length: the cosine space normalises on insert). */
+  vector(label: number): number[] {
+    return this.native.getPoint(label);
+  }
+
   /** Best first. `accept` limits the candidates (hnswlib filters during the graph walk). */
   search(query: readonly number[], k: number, accept?: (label: number) => boolean): Neighbor[] {
     const capacity = this.native.getMaxElements();

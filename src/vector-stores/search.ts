@@ -3,11 +3,18 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { CallLog } from '../http/request-call.js';
 import { embedTexts } from './embedder.js';
 import { matchesFilter, parseFilter, type AttributeFilter } from './filters.js';
+import { searchStore, type ScoredChunk } from './hybrid-search.js';
+import { resolveRankingOptions, type RankingOptions } from './ranking-options.js';
 import type { VectorStoreFileRecord, VectorStoreRecord } from './records.js';
+import { rerankTexts } from './rerank-stage.js';
 import { rewriteQuery } from './rewrite-query.js';
 
 export const DEFAULT_MAX_RESULTS = 10;
 export const MAX_RESULTS = 50;
+/** Each side of the hybrid search proposes at least this many chunks per store. */
+const MIN_CANDIDATES = 30;
+/** The rerank stage reads at most this many fused candidates. */
+const RERANK_CANDIDATES = 50;
 
 export interface SearchRequest {
   vectorStoreIds: string[];
@@ -15,7 +22,8 @@ export interface SearchRequest {
   maxNumResults?: number;
   /** The wire `filters` object; validated here (invalid → 400). */
   filters?: unknown;
-  scoreThreshold?: number;
+  /** Resolved `ranking_options` (defaults: hybrid with equal weights, rerank when configured, no threshold). */
+  ranking?: RankingOptions;
   rewriteQuery?: boolean;
 }
 
@@ -34,14 +42,19 @@ export interface SearchOutcome {
 
 export interface SearchOptions {
   signal?: AbortSignal;
-  /** The HTTP call's request-log line, which then carries the query embedding's cost. */
+  /** The HTTP call's request-log line, which then carries the query embedding's (and rerank's) cost. */
   log?: CallLog;
 }
 
+interface Candidate extends ScoredChunk {
+  file: VectorStoreFileRecord;
+}
+
 /**
- * Searches one or more of the account's stores (POST …/search, and the `file_search` tool of the
- * chat surfaces): the query is embedded once per embedding model, each store returns its best
- * chunks (exactly when a filter leaves few), and the merged results come best first.
+ * Searches one or more of the account's stores (POST …/search, the `file_search` tool of the
+ * chat surfaces, `igw kb search`): hybrid retrieval — each store's HNSW and BM25 indexes propose
+ * chunks, their calibrated scores are fused with the request's weights (fusion.ts) — then the
+ * optional rerank stage (`vector_stores.reranker`), the score threshold, best first.
  */
 export async function searchVectorStores(app: AppContext, accountId: string, request: SearchRequest, options: SearchOptions = {}): Promise<SearchOutcome> {
   const query = request.query.trim();
@@ -50,7 +63,8 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
   if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > MAX_RESULTS) {
     throw new GatewayError('VALIDATION_4005', `max_num_results must be an integer from 1 to ${MAX_RESULTS}.`, { field: 'max_num_results' });
   }
-  const threshold = request.scoreThreshold ?? 0;
+  const ranking = request.ranking ?? resolveRankingOptions(undefined);
+  const threshold = ranking.scoreThreshold;
   if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
     throw new GatewayError('VALIDATION_4005', 'ranking_options.score_threshold must be a number from 0 to 1.', { field: 'ranking_options.score_threshold' });
   }
@@ -60,31 +74,59 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
   const stores: VectorStoreRecord[] = [];
   for (const id of new Set(request.vectorStoreIds)) stores.push(await service.requireActiveStore(accountId, id));
 
-  const results: SearchResult[] = [];
+  const candidates: Candidate[] = [];
   const vectorsByModel = new Map<string, number[]>();
   for (const store of stores) {
     await service.touch(store);
     const data = await service.data(store.id);
     if (data.liveChunks === 0) continue;
-    let vector = vectorsByModel.get(store.embedding_model);
-    if (vector === undefined) {
-      [vector] = await embedTexts(app, accountId, store.embedding_model, [searchQuery], { endpoint: '/v1/vector_stores/{vector_store_id}/search', ...options });
-      vectorsByModel.set(store.embedding_model, vector!);
+    let vector: number[] | null = null;
+    if (ranking.weights.embedding > 0) {
+      vector = vectorsByModel.get(store.embedding_model) ?? null;
+      if (vector === null) {
+        [vector] = (await embedTexts(app, accountId, store.embedding_model, [searchQuery], { endpoint: '/v1/vector_stores/{vector_store_id}/search', ...options })) as [number[]];
+        vectorsByModel.set(store.embedding_model, vector);
+      }
     }
     const files = new Map<string, VectorStoreFileRecord>(service.filesOf(store).map((file) => [file.id, file]));
-    const accept = (fileId: string) => {
+    const acceptFile = (fileId: string) => {
       const file = files.get(fileId);
       return file !== undefined && file.status === 'completed' && (filter === undefined || matchesFilter(filter, file.attributes));
     };
-    const hits = await data.search(vector!, maxResults, filter === undefined ? undefined : accept);
-    for (const hit of hits) {
-      const file = files.get(hit.fileId);
-      if (file === undefined || !accept(hit.fileId)) continue;
-      const score = Math.min(1, Math.max(0, hit.score));
-      if (score < threshold) continue;
-      results.push({ file_id: file.id, filename: file.filename, score, content: [{ type: 'text', text: hit.text }], attributes: { ...file.attributes } });
-    }
+    const hits = await searchStore(data, {
+      text: searchQuery,
+      vector,
+      weights: ranking.weights,
+      candidates: Math.max(MIN_CANDIDATES, maxResults),
+      acceptFile,
+      filtered: filter !== undefined,
+    });
+    for (const hit of hits) candidates.push({ ...hit, file: files.get(hit.fileId)! });
   }
-  results.sort((left, right) => right.score - left.score);
-  return { searchQuery, results: results.slice(0, maxResults) };
+  candidates.sort((left, right) => right.score - left.score);
+
+  const reranker = app.config.vector_stores.reranker;
+  if (reranker !== undefined && ranking.rerank && candidates.length > 0) {
+    const pool = candidates.splice(0, RERANK_CANDIDATES);
+    const relevance = await rerankTexts(app, accountId, reranker, searchQuery, pool.map((candidate) => candidate.text), {
+      endpoint: '/v1/vector_stores/{vector_store_id}/search (rerank)',
+      ...options,
+    });
+    pool.forEach((candidate, index) => (candidate.score = relevance[index]!));
+    // Stable: equal relevance keeps the fused order.
+    pool.sort((left, right) => right.score - left.score);
+    candidates.splice(0, candidates.length, ...pool);
+  }
+
+  const results = candidates
+    .filter((candidate) => candidate.score >= threshold)
+    .slice(0, maxResults)
+    .map((candidate) => ({
+      file_id: candidate.file.id,
+      filename: candidate.file.filename,
+      score: candidate.score,
+      content: [{ type: 'text' as const, text: candidate.text }],
+      attributes: { ...candidate.file.attributes },
+    }));
+  return { searchQuery, results };
 }

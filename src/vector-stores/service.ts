@@ -50,6 +50,7 @@ export class VectorStoreService {
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly sources: SourceBlobs;
   private readonly persistedActivity = new Map<string, number>();
+  private readonly sizeListeners = new Set<(storeId: string) => void>();
 
   private constructor(
     readonly repository: VectorStoreRepository,
@@ -103,8 +104,22 @@ export class VectorStoreService {
       }
     }
     await this.repository.updateFiles(completed);
+    for (const storeId of new Set(completed.map(([file]) => file.vector_store_id))) this.sizeChanged(storeId);
     this.sweepTimer = setInterval(() => void this.sweepExpired().catch((error: unknown) => this.logger.error('vector store expiry sweep failed', { error: String(error) })), EXPIRY_SWEEP_MS);
     this.sweepTimer.unref();
+  }
+
+  /**
+   * Tells `listener` (storage billing) that a store's processed size may have changed: a file
+   * finished ingesting, was detached, or the store was deleted or expired. Returns an unsubscribe.
+   */
+  onSizeChange(listener: (storeId: string) => void): () => void {
+    this.sizeListeners.add(listener);
+    return () => this.sizeListeners.delete(listener);
+  }
+
+  private sizeChanged(storeId: string): void {
+    for (const listener of this.sizeListeners) listener(storeId);
   }
 
   /** Resolves when no ingestion waits or runs. */
@@ -130,6 +145,7 @@ export class VectorStoreService {
     try {
       await ingestFile(context, job, signal);
     } finally {
+      this.sizeChanged(job.storeId);
       const status = this.repository.file(job.storeId, job.fileId)?.status;
       if (status === 'completed') task.end('completed');
       else if (status === 'failed') task.end('failed', this.repository.file(job.storeId, job.fileId)?.last_error?.message);
@@ -212,6 +228,7 @@ export class VectorStoreService {
     for (const file of this.repository.filesOf(store.id)) await this.queue?.cancel({ storeId: store.id, fileId: file.id });
     await this.repository.deleteStore(store.id);
     await this.dropData(store.id);
+    this.sizeChanged(store.id);
   }
 
   render(store: VectorStoreRecord) {
@@ -240,6 +257,7 @@ export class VectorStoreService {
     await this.repository.updateStore(store, { expired_at: due });
     await this.repository.deleteFilesOf(store.id);
     await this.dropData(store.id);
+    this.sizeChanged(store.id);
     this.logger.info('vector store expired', { vector_store_id: store.id });
   }
 
@@ -312,6 +330,7 @@ export class VectorStoreService {
     await this.queue?.cancel({ storeId: file.vector_store_id, fileId: file.id });
     await (await this.data(file.vector_store_id)).removeFile(file.id);
     await this.repository.deleteFile(file);
+    this.sizeChanged(file.vector_store_id);
     await this.sources.remove(file.vector_store_id, file.id);
   }
 

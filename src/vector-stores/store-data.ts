@@ -1,7 +1,9 @@
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AtomicJsonFile } from '../store/atomic-json-file.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.js';
+import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 
 /** One chunk of a file as stored: its text and token count. */
@@ -42,18 +44,6 @@ const VECTOR_CACHE_BYTES = 64 * 1024 * 1024;
 /** Coalesces index snapshots: one write after a burst of ingests, not one per file. */
 const SNAPSHOT_DELAY_MS = 250;
 
-async function writeFileAtomic(filePath: string, data: Buffer): Promise<void> {
-  const temporary = `${filePath}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temporary, filePath);
-}
-
 function segmentName(fileId: string): string {
   return Buffer.from(fileId, 'utf8').toString('base64url');
 }
@@ -69,6 +59,17 @@ function decodeVectors(bytes: Buffer, dimensions: number): number[][] {
   const vectors: number[][] = [];
   for (let offset = 0; offset < flat.length; offset += dimensions) vectors.push(Array.from(flat.subarray(offset, offset + dimensions)));
   return vectors;
+}
+
+/** Dot product of a unit query with a vector, divided by the vector's length: their cosine. */
+function dotUnit(unitQuery: Float32Array, vector: ArrayLike<number>): number {
+  let dot = 0;
+  let norm = 0;
+  for (let column = 0; column < unitQuery.length; column += 1) {
+    dot += unitQuery[column]! * vector[column]!;
+    norm += vector[column]! * vector[column]!;
+  }
+  return norm === 0 ? 0 : dot / Math.sqrt(norm);
 }
 
 /** Rows of a flat Float32Array scaled to unit length in place (cosine = dot product after this). */
@@ -104,6 +105,10 @@ function normalize(vector: readonly number[]): number[] {
 export class StoreData {
   private chain: Promise<unknown> = Promise.resolve();
   private index: HnswIndex | null = null;
+  /** BM25 over the chunk texts, by the same labels (set by open). */
+  private lexical!: LexicalIndex;
+  /** Unit vectors of a spread of live chunks (the noise level of a query); null after any change. */
+  private sample: Float32Array | null = null;
   /** Committed files by start label, for label → file lookups. */
   private ranges: Array<{ start: number; count: number; fileId: string }> = [];
   private textCache = new Map<string, StoredChunk[]>();
@@ -132,6 +137,8 @@ export class StoreData {
     const manifest = (await manifestFile.read()) ?? { dimensions: null, next_label: 0, files: {} };
     const data = new StoreData(storeId, folder, sealer, manifestFile, manifest, options.snapshotDelayMs ?? SNAPSHOT_DELAY_MS);
     await data.loadIndex();
+    data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.ranges, readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
+    if (data.lexical.changed) data.scheduleSnapshot();
     return data;
   }
 
@@ -159,6 +166,7 @@ export class StoreData {
   }
 
   private rebuildRanges(): void {
+    this.sample = null;
     this.ranges = Object.entries(this.manifest.files)
       .map(([fileId, entry]) => ({ fileId, start: entry.start, count: entry.count }))
       .sort((left, right) => left.start - right.start);
@@ -296,6 +304,7 @@ export class StoreData {
         await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
       }
       this.manifest.next_label = start + vectors.length;
+      this.lexical.addFile(start, chunks.map((chunk) => chunk.text));
       const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
       this.manifest.files[fileId] = { start, count: vectors.length, usage_bytes: textBytes + vectors.length * dimensions * 4 };
       await this.manifestFile.write(this.manifest);
@@ -314,6 +323,7 @@ export class StoreData {
     const entry = this.manifest.files[fileId];
     if (entry === undefined) return;
     for (let offset = 0; offset < entry.count; offset += 1) this.index?.markDeleted(entry.start + offset);
+    this.lexical.removeLabels(entry.start, entry.count);
     delete this.manifest.files[fileId];
     await this.manifestFile.write(this.manifest);
     this.rebuildRanges();
@@ -337,9 +347,10 @@ export class StoreData {
   /** Writes the index snapshot if anything changed since the last one. */
   snapshot(): Promise<void> {
     return this.exclusive(async () => {
-      if (!this.dirty || this.index === null) return;
+      if (!this.dirty) return;
       this.dirty = false;
-      await this.index.save(this.indexPath());
+      await this.index?.save(this.indexPath());
+      await this.lexical.save();
     });
   }
 
@@ -413,6 +424,62 @@ export class StoreData {
       hits.push({ fileId: file.fileId, chunkIndex, score: neighbor.score, text: chunks[chunkIndex]?.text ?? '' });
     }
     return hits;
+  }
+
+  /** Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. */
+  lexicalScores(query: string): Map<number, number> {
+    return this.lexical.score(query);
+  }
+
+  /** The chunk a label stands for (undefined once its file is removed). */
+  chunkAt(label: number): { fileId: string; chunkIndex: number } | undefined {
+    const file = this.fileAt(label);
+    return file === undefined ? undefined : { fileId: file.fileId, chunkIndex: label - file.start };
+  }
+
+  labelOf(fileId: string, chunkIndex: number): number | undefined {
+    const entry = this.manifest.files[fileId];
+    return entry === undefined || chunkIndex < 0 || chunkIndex >= entry.count ? undefined : entry.start + chunkIndex;
+  }
+
+  /** Cosine of a unit-length query to a live chunk's vector (read back from the HNSW index). */
+  cosineAt(unitQuery: Float32Array, label: number): number {
+    if (this.index === null) return 0;
+    return dotUnit(unitQuery, this.index.vector(label));
+  }
+
+  /**
+   * Mean cosine of a unit-length query to a spread of up to 64 live chunks: where chunks
+   * unrelated to the query score with this store's embedding model (the sample is taken evenly
+   * over the labels and kept until the store changes).
+   */
+  noiseLevel(unitQuery: Float32Array): number {
+    if (this.index === null) return 0;
+    if (this.sample === null) {
+      const live = this.liveChunks;
+      const count = Math.min(64, live);
+      const dimensions = this.manifest.dimensions ?? 0;
+      const sample = new Float32Array(count * dimensions);
+      let rangeIndex = 0;
+      let before = 0;
+      for (let row = 0; row < count; row += 1) {
+        const position = Math.floor(((row + 0.5) * live) / count);
+        while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
+        sample.set(normalize(this.index.vector(this.ranges[rangeIndex]!.start + position - before)), row * dimensions);
+      }
+      this.sample = sample;
+    }
+    const dimensions = unitQuery.length;
+    const rows = this.sample.length / dimensions;
+    if (rows === 0) return 0;
+    let sum = 0;
+    for (let row = 0; row < rows; row += 1) sum += dotUnit(unitQuery, this.sample.subarray(row * dimensions, (row + 1) * dimensions));
+    return sum / rows;
+  }
+
+  /** The text of a live chunk. */
+  async chunkText(fileId: string, chunkIndex: number): Promise<string> {
+    return (await this.chunks(fileId))[chunkIndex]?.text ?? '';
   }
 
   /** Scores every chunk of the given files (their vectors decrypted once, then cached). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { createKey, type CreateKeyOptions } from '../../src/admin/keys-admin.js';
-import { startGateway, type Gateway } from '../../src/app/gateway.js';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/gateway.js';
 import { buildConfig, type Config } from '../../src/config/load.js';
 import { silentLogger } from '../../src/util/logger.js';
 
@@ -22,11 +22,11 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts the real gateway on 127.0.0.1:0 with a temp data dir and the given raw config. */
-export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
+/** Starts the real gateway on 127.0.0.1:0 with a temp data dir and the given raw config (`options`: clock, timers, logger). */
+export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.ProcessEnv = {}, options: Pick<GatewayOptions, 'clock' | 'timers' | 'logger'> = {}): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'igw-test-'));
   const config = buildConfig(rawConfig, null, env);
-  const gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
   const newKey = async (options: CreateKeyOptions = {}) => (await createKey(gateway.app.store, config, options)).key;
   const key = await newKey({ name: 'test' });
   return {

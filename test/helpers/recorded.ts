@@ -3,19 +3,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Access to the real provider captures in `../shared/fixtures/recorded/` (see its README).
- * They are not part of the repository: suites check `recordedAvailable` and skip with a notice
- * (`describe.skipIf(!recordedAvailable)` plus `noticeRecordedMissing()`) when the folder is absent.
+ * Access to the real provider captures in `fixtures/recorded/` (see its README for provenance and
+ * licenses). They are part of the repository, so every suite runs in a bare clone.
  */
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const recordedRoot = path.resolve(repoRoot, '../shared/fixtures/recorded');
-export const recordedAvailable = existsSync(recordedRoot);
-
-/** Prints once per suite why it is skipped. */
-export function noticeRecordedMissing(suite: string): void {
-  if (!recordedAvailable) console.warn(`[${suite}] skipped: recorded fixtures not found at ${recordedRoot}`);
-}
+export const recordedRoot = path.resolve(repoRoot, 'fixtures/recorded');
 
 /** A recorded file as text; `relPath` is relative to the recorded folder (absolute paths pass through). */
 export function readRecorded(relPath: string): string {
@@ -26,14 +19,20 @@ export function readRecordedJson<T = any>(relPath: string): T {
   return JSON.parse(readRecorded(relPath)) as T;
 }
 
-/** File names (relative to the recorded folder) in `folder` ending with `suffix`, sorted; [] when absent. */
+/**
+ * File names (relative to the recorded folder) in `folder` ending with `suffix`, sorted. Throws
+ * when nothing matches, so a moved folder fails the suite instead of generating zero tests.
+ */
 export function listRecorded(folder: string, suffix: string): string[] {
   const directory = path.resolve(recordedRoot, folder);
-  if (!existsSync(directory)) return [];
-  return readdirSync(directory)
-    .filter((name) => name.endsWith(suffix) && !name.endsWith('.request.json'))
-    .sort()
-    .map((name) => `${folder}/${name}`);
+  const found = existsSync(directory)
+    ? readdirSync(directory)
+        .filter((name) => name.endsWith(suffix) && !name.endsWith('.request.json'))
+        .sort()
+        .map((name) => `${folder}/${name}`)
+    : [];
+  if (found.length === 0) throw new Error(`no recorded ${suffix} files in ${directory}`);
+  return found;
 }
 
 /** The `data:` payloads of a `.chunks.jsonl` recording (one per non-empty line). */

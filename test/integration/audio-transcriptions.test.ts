@@ -5,15 +5,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { makeWav } from '../helpers/wav.js';
-import { noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../helpers/recorded.js';
+import { readRecordedJson } from '../helpers/recorded.js';
 
-// Real captures when ../shared is beside the checkout. Without it, a stand-in of the documented
-// verbose_json shape keeps every endpoint test running; the tests that check capture-specific
-// timings skip with a notice.
-const STAND_IN: Record<string, unknown> = { task: 'transcribe', language: 'english', duration: 60, text: 'Hello from the stand-in.', segments: [{ id: 0, start: 0.1, end: 8.2, text: 'Hello from the stand-in.' }] };
-if (!recordedAvailable) noticeRecordedMissing('audio transcription captures (a stand-in answer is used)');
-const mistralCapture = recordedAvailable ? readRecordedJson<Record<string, unknown>>('audio/mistral-transcription-segments.json') : STAND_IN;
-const openaiCapture = recordedAvailable ? readRecordedJson<Record<string, unknown>>('audio/openai-transcription-verbose-json-words.json') : STAND_IN;
+// Real captures from fixtures/recorded/audio (see fixtures/recorded/README.md).
+const mistralCapture = readRecordedJson<Record<string, unknown>>('audio/mistral-transcription-segments.json');
+const openaiCapture = readRecordedJson<Record<string, unknown>>('audio/openai-transcription-verbose-json-words.json');
 
 let upstream: FakeUpstream;
 let gw: TestGateway;
@@ -98,7 +94,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.headers.get('x-igw-billing-credits')).toBe('0.006');
   });
 
-  it.skipIf(!recordedAvailable)('verbose_json: segments and the upstream language and duration', async () => {
+  it('verbose_json: segments and the upstream language and duration', async () => {
     nextReply = { json: { ...openaiCapture, segments: mistralCapture['segments'] } };
     const answer = await transcribe({ model: 'whisper-x', response_format: 'verbose_json' });
     expect(answer.status).toBe(200);
@@ -120,7 +116,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.headers.get('x-igw-audio-seconds')).toBe('60');
   });
 
-  it.skipIf(!recordedAvailable)('srt: rendered by igw from the segments', async () => {
+  it('srt: rendered by igw from the segments', async () => {
     const answer = await transcribe({ model: 'whisper-x', response_format: 'srt' });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/x-subrip/);
@@ -128,7 +124,7 @@ describe('POST /v1/audio/transcriptions against a Whisper-style upstream', () =>
     expect(answer.text).toContain('4\n00:00:30,200 --> 00:00:35,900\n');
   });
 
-  it.skipIf(!recordedAvailable)('vtt: rendered by igw from the segments', async () => {
+  it('vtt: rendered by igw from the segments', async () => {
     const answer = await transcribe({ model: 'whisper-x', response_format: 'vtt' });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^text\/vtt/);

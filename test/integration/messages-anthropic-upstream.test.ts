@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../helpers/recorded.js';
+import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../helpers/recorded.js';
 
 function message(content: unknown[], stopReason = 'end_turn', usage: Record<string, number> = { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 }) {
   return { id: 'msg_up1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: stopReason, stop_sequence: null, usage };
@@ -143,8 +143,7 @@ describe('/v1/messages through an Anthropic provider (native pass-through)', () 
     expect(upstream.requests).toHaveLength(0);
   });
 
-  describe.skipIf(!recordedAvailable)('replay of recorded Anthropic answers through the native path', () => {
-    noticeRecordedMissing('messages-anthropic-upstream');
+  describe('replay of recorded Anthropic answers through the native path', () => {
     for (const file of listRecorded('anthropic-messages', '.json')) {
       it(file, async () => {
         const recorded = readRecordedJson<{ content: unknown[]; stop_reason: string; usage: Record<string, unknown> }>(file);

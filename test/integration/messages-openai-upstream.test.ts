@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
-import { readRecorded, recordedAvailable } from '../helpers/recorded.js';
+import { readRecorded } from '../helpers/recorded.js';
 
 function completion(message: Record<string, unknown>, finish = 'stop', usage: Record<string, unknown> = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 40 } }) {
   return { id: 'chatcmpl-up1', object: 'chat.completion', created: 1_700_000_000, model: 'real-model-1', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }], usage };
@@ -227,7 +227,7 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
   });
 
   for (const file of ['openai-compatible/groq-stream-midstream-error.sse', 'openai-compatible/openrouter-stream-error-in-chunk.sse']) {
-    it.skipIf(!recordedAvailable)(`stream: recorded upstream failure ${file} → error event last, no message_stop`, async () => {
+    it(`stream: recorded upstream failure ${file} → error event last, no message_stop`, async () => {
       handler = () => ({ rawSse: readRecorded(file), randomChunks: true, seed: 11 });
       const response = await fetch(`${igw.url}/v1/messages`, {
         method: 'POST',

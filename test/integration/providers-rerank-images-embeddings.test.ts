@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
-import { readRecordedJson, recordedAvailable } from '../helpers/recorded.js';
+import { readRecordedJson } from '../helpers/recorded.js';
 
 /** Embeddings with a provider batch cap, rerank and image generation through a real loopback upstream. */
 
@@ -107,7 +107,7 @@ describe('embeddings, rerank and images through an OpenAI-compatible provider', 
     expect(response.json.error.code).toBe('INFERENCE_3105');
   });
 
-  it.skipIf(!recordedAvailable)('embeddings: the recorded OpenAI base64 batch replayed through igw decodes to the same floats', async () => {
+  it('embeddings: the recorded OpenAI base64 batch replayed through igw decodes to the same floats', async () => {
     const raw = readRecordedJson('embeddings/openai-base64-batch.json');
     const input = readRecordedJson('embeddings/openai-base64-batch.request.json').input as string[];
     handler = () => ({ json: raw });
@@ -156,7 +156,7 @@ describe('embeddings, rerank and images through an OpenAI-compatible provider', 
     ]);
   });
 
-  it.skipIf(!recordedAvailable)('rerank: recorded Voyage (`data`) and Together captures through igw', async () => {
+  it('rerank: recorded Voyage (`data`) and Together captures through igw', async () => {
     handler = () => ({ json: readRecordedJson('rerank/voyage-rerank.json') });
     const voyage = await postJson(`${igw.url}/v1/rerank`, igw.key, { model: 'up-rerank', query: 'q', documents: ['d0', 'd1'] });
     expect(voyage.json.results.map((entry: any) => entry.index)).toEqual([1, 0]);

@@ -2,27 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfig } from '../../src/config/load.js';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
-import { readRecorded, readRecordedJson, recordedAvailable } from '../helpers/recorded.js';
+import { readRecorded, readRecordedJson } from '../helpers/recorded.js';
 
-/** A stand-in answer when ../shared is absent; the recorded capture otherwise. */
-const nonStreamAnswer = () =>
-  recordedAvailable
-    ? readRecordedJson('openai-responses/nonstream-text.json')
-    : { id: 'resp_x', object: 'response', created_at: 1, status: 'completed', model: 'gpt-4o', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'The capital of France is Paris.', annotations: [] }] }], usage: { input_tokens: 14, output_tokens: 8, total_tokens: 22 }, store: true };
+/** Recorded captures (fixtures/recorded/openai-responses). */
+const nonStreamAnswer = () => readRecordedJson('openai-responses/nonstream-text.json');
 
-const streamAnswer = () =>
-  recordedAvailable
-    ? readRecorded('openai-responses/stream-text-after-function-output.sse')
-    : [
-        { type: 'response.created', response: { id: 'resp_s', object: 'response', status: 'in_progress', output: [], model: 'gpt-4o', usage: null } },
-        { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_s', status: 'in_progress', role: 'assistant', content: [] } },
-        { type: 'response.content_part.added', item_id: 'msg_s', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
-        { type: 'response.output_text.delta', item_id: 'msg_s', output_index: 0, content_index: 0, delta: 'The capital of France is Paris.' },
-        { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: 'msg_s', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'The capital of France is Paris.', annotations: [] }] } },
-        { type: 'response.completed', response: { id: 'resp_s', object: 'response', status: 'completed', model: 'gpt-4o', output: [{ type: 'message', id: 'msg_s', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'The capital of France is Paris.', annotations: [] }] }], usage: { input_tokens: 10, output_tokens: 8, total_tokens: 18 } } },
-      ]
-        .map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
-        .join('');
+const streamAnswer = () => readRecorded('openai-responses/stream-text-after-function-output.sse');
 
 async function rawStream(url: string, key: string, body: unknown): Promise<Array<Record<string, any>>> {
   const response = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ ...(body as object), stream: true }) });
@@ -107,7 +92,7 @@ describe('/v1/responses with hosted web search', () => {
     expect(final.output[0]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'The capital of France is Paris.' }] });
   });
 
-  it.skipIf(!recordedAvailable)('stream: a recorded provider error mid-stream → error + response.failed', async () => {
+  it('stream: a recorded provider error mid-stream → error + response.failed', async () => {
     handler = () => ({ status: 200, rawSse: readRecorded('openai-responses/stream-error-insufficient-quota.chunks.jsonl').split('\n').filter((line) => line.trim() !== '').map((line) => `data: ${line}\n\n`).join('') });
     const events = await rawStream(igw.url, igw.key, { model: 'oa-chat', input: 'x', tools: [{ type: 'web_search' }] });
     expect(events.map((event) => event.type)).toEqual(['response.created', 'response.in_progress', 'error', 'response.failed']);

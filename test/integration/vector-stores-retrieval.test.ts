@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/recorded.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
-const documentsRoot = path.resolve(repoRoot, '../shared/fixtures/documents');
+const documentsRoot = path.resolve(repoRoot, 'fixtures/documents');
 const available = existsSync(documentsRoot);
 if (!available) console.warn(`[vector-stores retrieval] skipped: fixture documents not found at ${documentsRoot}`);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rankingOptionsSchema } from '../../vector-stores/ranking-options.js';
 
 /** Spec "Limits": metadata up to 16 pairs (OpenAI's key ≤ 64 and value ≤ 512 characters). */
 export const metadataSchema = z
@@ -101,12 +102,6 @@ export const searchSchema = z
     max_num_results: z.number().int().min(1).max(50).optional(),
     filters: z.unknown().optional(),
     rewrite_query: z.boolean().optional(),
-    ranking_options: z
-      .object({
-        ranker: z.string().optional(),
-        score_threshold: z.number().min(0).max(1).optional(),
-      })
-      .strict()
-      .optional(),
+    ranking_options: rankingOptionsSchema.optional(),
   })
   .strict();

@@ -1,11 +1,12 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { responseHeaders, type RequestCall } from '../../http/request-call.js';
 import { sendJson } from '../../http/respond.js';
+import { resolveRankingOptions } from '../../vector-stores/ranking-options.js';
 import { searchVectorStores } from '../../vector-stores/search.js';
 import { parseRequest } from '../validation/parse.js';
 import { searchSchema } from './schemas.js';
 
-/** POST /v1/vector_stores/{id}/search (spec "Search body", "Search results"). */
+/** POST /v1/vector_stores/{id}/search (spec "Search body", "Search results"); `ranking_options` as in ranking-options.ts. */
 export async function handleSearch(call: RequestCall): Promise<void> {
   const body = parseRequest(searchSchema, call.body);
   // OpenAI also takes several query strings; they are searched as one text.
@@ -19,7 +20,7 @@ export async function handleSearch(call: RequestCall): Promise<void> {
       query,
       ...(body.max_num_results === undefined ? {} : { maxNumResults: body.max_num_results }),
       ...(body.filters === undefined ? {} : { filters: body.filters }),
-      ...(body.ranking_options?.score_threshold === undefined ? {} : { scoreThreshold: body.ranking_options.score_threshold }),
+      ranking: resolveRankingOptions(body.ranking_options),
       ...(body.rewrite_query === undefined ? {} : { rewriteQuery: body.rewrite_query }),
     },
     { signal: call.signal, log: call.log },

@@ -57,7 +57,7 @@ export interface FileSearchToolDefinition {
   vector_store_ids: string[];
   max_num_results?: number;
   filters?: Record<string, unknown> | null;
-  ranking_options?: { ranker?: string; score_threshold?: number } | null;
+  ranking_options?: { ranker?: string; score_threshold?: number; hybrid_search?: unknown } | null;
 }
 export interface ShellToolDefinition { type: 'shell' | 'function_shell'; environment?: unknown }
 export interface ApplyPatchToolDefinition { type: 'apply_patch' }

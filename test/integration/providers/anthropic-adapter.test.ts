@@ -5,7 +5,7 @@ import type { CallContext, ProviderAdapter } from '../../../src/providers/types.
 import { AnthropicStreamMapper } from '../../../src/translate/anthropic-wire/stream-mapper.js';
 import type { ChatChunk, ChatRequest } from '../../../src/translate/chat/types.js';
 import type { FakeHandler, FakeUpstream } from '../../helpers/fake-upstream.js';
-import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
+import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../../helpers/recorded.js';
 import { foldChunks, recordedStream } from '../../unit/translate/anthropic-wire/anthropic-recordings.js';
 import { collect, rejection } from '../../helpers/async.js';
 import { adapterHarness } from '../../helpers/adapter-harness.js';
@@ -168,9 +168,8 @@ describe('anthropic adapter: chat', () => {
   });
 });
 
-noticeRecordedMissing('anthropic adapter recorded errors');
 
-describe.skipIf(!recordedAvailable)('anthropic adapter: recorded Anthropic error bodies', () => {
+describe('anthropic adapter: recorded Anthropic error bodies', () => {
   it.each([
     ['errors/anthropic-429-rate-limit.json', 429, 'INFERENCE_3108'],
     ['errors/anthropic-400-invalid-request.json', 400, 'VALIDATION_4005'],
@@ -263,9 +262,8 @@ describe('anthropic adapter: chatStream', () => {
   });
 });
 
-noticeRecordedMissing('anthropic adapter recorded streams');
 
-describe.skipIf(!recordedAvailable)('anthropic adapter: every recorded Anthropic stream over real HTTP', () => {
+describe('anthropic adapter: every recorded Anthropic stream over real HTTP', () => {
   const files = [...listRecorded('anthropic-messages', '.sse'), ...listRecorded('anthropic-messages', '.chunks.jsonl')];
 
   it.each(files)('%s in random byte pieces gives the same hub stream as the mapper alone', async (file) => {

@@ -7,7 +7,7 @@ import { decodeSse } from '../../../src/providers/sse-decode.js';
 import type { CallContext, ProviderAdapter } from '../../../src/providers/types.js';
 import type { ChatChunk, ChatRequest } from '../../../src/translate/chat/types.js';
 import type { FakeHandler, FakeUpstream } from '../../helpers/fake-upstream.js';
-import { listRecorded, noticeRecordedMissing, readRecorded, recordedAvailable, sseFromChunksFile } from '../../helpers/recorded.js';
+import { listRecorded, readRecorded, sseFromChunksFile } from '../../helpers/recorded.js';
 import { collect, rejection } from '../../helpers/async.js';
 import { adapterHarness } from '../../helpers/adapter-harness.js';
 
@@ -322,8 +322,7 @@ describe('openai-compatible adapter: embed', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('openai-compatible adapter replaying recorded streams over HTTP', () => {
-  noticeRecordedMissing('openai-compatible adapter replaying recorded streams over HTTP');
+describe('openai-compatible adapter replaying recorded streams over HTTP', () => {
   const files = ['openai-chat', 'openai-compatible'].flatMap((folder) => [...listRecorded(folder, '.sse'), ...listRecorded(folder, '.chunks.jsonl')]);
 
   /** The same file through the normalizer directly, without HTTP (the reference). */

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { formatTimestamp, renderSrt, renderVtt } from '../../../src/audio/subtitles.js';
 import { normalizeTranscription } from '../../../src/providers/openai-compatible/transcribe.js';
-import { noticeRecordedMissing, readRecorded, recordedAvailable } from '../../helpers/recorded.js';
+import { readRecorded } from '../../helpers/recorded.js';
 
 const capture = (name: string) => {
   const text = readRecorded(`audio/${name}`);
   return { json: JSON.parse(text) as unknown, text };
 };
-if (!recordedAvailable) noticeRecordedMissing('audio subtitle rendering over the recorded captures');
 
 describe('subtitle timestamps', () => {
   it('formats SRT and VTT times', () => {
@@ -19,7 +18,7 @@ describe('subtitle timestamps', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('rendering the recorded Mistral segment capture', () => {
+describe('rendering the recorded Mistral segment capture', () => {
   // Read lazily: a skipped suite's body still runs to collect its tests.
   let cached: ReturnType<typeof normalizeTranscription> | undefined;
   const mistral = () => {
@@ -54,7 +53,7 @@ describe.skipIf(!recordedAvailable)('rendering the recorded Mistral segment capt
 });
 
 describe('the recorded OpenAI verbose_json capture (words, no segments)', () => {
-  it.skipIf(!recordedAvailable)('keeps duration, language and words', () => {
+  it('keeps duration, language and words', () => {
     const { json, text } = capture('openai-transcription-verbose-json-words.json');
     const result = normalizeTranscription(json, text, 'openai');
     expect(result.duration).toBeCloseTo(36.71, 2);

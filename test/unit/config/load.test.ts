@@ -107,7 +107,16 @@ describe('buildConfig: built-in defaults', () => {
   it('user plans are merged with the built-in ones', () => {
     const custom = buildConfig({ plans: { team: { benefits: ['api_usage'] } }, default_plan: 'team' }, null, {});
     expect(Object.keys(custom.plans).sort()).toEqual(['developer', 'free', 'team']);
-    expect(custom.plans['team']).toEqual({ benefits: ['api_usage'], requests_per_minute: 600 });
+    expect(custom.plans['team']).toEqual({ benefits: ['api_usage'], requests_per_minute: 600, storage_free_gb: 1 });
+  });
+
+  it('vector-store storage billing defaults: 1 GB free per plan, €0.09 per GB-day above it, 7 days of grace', () => {
+    const config = buildConfig({}, null, {});
+    expect(Object.values(config.plans).map((plan) => plan.storage_free_gb)).toEqual([1, 1]);
+    expect(config.billing).toMatchObject({ storage_eur_per_gb_day: 0.09, storage_grace_days: 7 });
+    const custom = buildConfig({ billing: { storage_eur_per_gb_day: 0.1, storage_grace_days: 0 }, plans: { free: { storage_free_gb: 0.5 } } }, null, {});
+    expect(custom.billing).toMatchObject({ storage_eur_per_gb_day: 0.1, storage_grace_days: 0 });
+    expect(custom.plans['free']!.storage_free_gb).toBe(0.5);
   });
 
   it('providers.local.enabled=false removes the local models', () => {

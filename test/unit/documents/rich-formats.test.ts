@@ -4,7 +4,7 @@ import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { DocumentError, extractDocument } from '../../../src/documents/extract.js';
 import { htmlToText, type TextNode } from '../../../src/documents/html-text.js';
-import { documentsAvailable, documentsRoot, noticeDocumentsMissing, readDocument } from './fixtures.js';
+import { documentsRoot, readDocument } from './fixtures.js';
 
 /** Whitespace-insensitive form for comparing texts laid out differently. */
 const words = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -72,8 +72,7 @@ describe('extractDocument: damaged PDF and DOCX', () => {
   });
 });
 
-describe.skipIf(!documentsAvailable)('sample documents: HTML, PDF, DOCX', () => {
-  noticeDocumentsMissing('documents/rich-formats');
+describe('sample documents: HTML, PDF, DOCX', () => {
 
   describe.each(['v8-blog', 'ietf-1'])('readability sample %s', (name) => {
     it('extracts the text of readability’s expected article and its title', async () => {

@@ -4,17 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { chunkText } from '../../../src/chunking/chunk-text.js';
 import { chunkOptionsFor, resolveChunkingStrategy } from '../../../src/chunking/strategy.js';
 import { extractDocument } from '../../../src/documents/extract.js';
-import { documentsAvailable, documentsRoot, noticeDocumentsMissing, readDocument } from './fixtures.js';
+import { documentsRoot, readDocument } from './fixtures.js';
 
 /** Every sample document through extraction and `auto` chunking, as ingestion will run them. */
-describe.skipIf(!documentsAvailable)('sample documents: extract then chunk', () => {
-  noticeDocumentsMissing('documents/samples-chunked');
-  const samples = documentsAvailable
-    ? readdirSync(documentsRoot, { recursive: true, encoding: 'utf8' })
+describe('sample documents: extract then chunk', () => {
+  const samples = readdirSync(documentsRoot, { recursive: true, encoding: 'utf8' })
         .filter((file) => /\.(pdf|docx|csv|json|md)$/.test(file) || file.endsWith('source.html'))
         .filter((file) => file !== 'manifest.json')
-        .sort()
-    : [];
+        .sort();
 
   it.each(samples)('%s', async (file) => {
     const document = await extractDocument({ bytes: readDocument(file), filename: path.basename(file) });

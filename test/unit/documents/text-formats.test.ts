@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DocumentError, extractDocument } from '../../../src/documents/extract.js';
-import { documentsAvailable, noticeDocumentsMissing, readDocument } from './fixtures.js';
+import { readDocument } from './fixtures.js';
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 
@@ -96,8 +96,7 @@ describe('extractDocument: CSV', () => {
   });
 });
 
-describe.skipIf(!documentsAvailable)('sample documents: text formats', () => {
-  noticeDocumentsMissing('documents/text-formats');
+describe('sample documents: text formats', () => {
 
   it('Markdown README keeps its headings and code', async () => {
     const bytes = readDocument('markdown/vercel-ai-README.md');

@@ -8,26 +8,26 @@ describe('renderError: gateway dialect', () => {
       name: 'with details',
       error: new GatewayError('AUTH_1015', 'needs scope', { required_scope: 'inference.chat' }),
       status: 403,
-      body: { error: { code: 'AUTH_1015', message: 'needs scope', details: { required_scope: 'inference.chat' } } },
+      body: { error: { code: 'AUTH_1015', message: 'needs scope', details: { required_scope: 'inference.chat' }, type: 'authentication_error', param: null } },
     },
     {
       name: 'without details (no details key)',
       error: new GatewayError('AUTH_1007'),
       status: 401,
-      body: { error: { code: 'AUTH_1007', message: new GatewayError('AUTH_1007').message } },
+      body: { error: { code: 'AUTH_1007', message: new GatewayError('AUTH_1007').message, type: 'authentication_error', param: null } },
     },
     {
       name: 'headers carried',
       error: new GatewayError('AUTH_1028', 'slow down', { limit: 1 }, { headers: { 'retry-after': '30' } }),
       status: 429,
-      body: { error: { code: 'AUTH_1028', message: 'slow down', details: { limit: 1 } } },
+      body: { error: { code: 'AUTH_1028', message: 'slow down', details: { limit: 1 }, type: 'requests', param: null } },
       headers: { 'retry-after': '30' },
     },
     {
       name: 'validation',
       error: new GatewayError('VALIDATION_4002', 'Missing required field "model".', { field: 'model' }),
       status: 400,
-      body: { error: { code: 'VALIDATION_4002', message: 'Missing required field "model".', details: { field: 'model' } } },
+      body: { error: { code: 'VALIDATION_4002', message: 'Missing required field "model".', details: { field: 'model' }, type: 'invalid_request_error', param: 'model' } },
     },
   ])('$name', ({ error, status, body, headers }) => {
     expect(renderError(error)).toEqual({ status, headers: headers ?? {}, body });
@@ -48,6 +48,18 @@ describe('renderError: gateway dialect', () => {
     expect(body.error.message).not.toContain('x is undefined');
     expect(body.error.message).not.toContain('boom');
     expect(body.error).not.toHaveProperty('details');
+    expect(body.error).toMatchObject({ type: 'server_error', param: null });
+  });
+
+  it.each<{ code: string; status: number; type: string }>([
+    { code: 'BILLING_2003', status: 402, type: 'insufficient_quota' },
+    { code: 'RESOURCE_5404', status: 404, type: 'invalid_request_error' },
+    { code: 'INFERENCE_3103', status: 502, type: 'server_error' },
+    { code: 'INFERENCE_3104', status: 503, type: 'server_error' },
+  ])('$code → OpenAI type $type next to the spec fields', ({ code, status, type }) => {
+    const rendered = renderError(new GatewayError(code as never, 'm'));
+    expect(rendered.status).toBe(status);
+    expect(rendered.body).toEqual({ error: { code, message: 'm', type, param: null } });
   });
 });
 

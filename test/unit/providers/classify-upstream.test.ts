@@ -8,7 +8,7 @@ import {
 } from '../../../src/errors/classify-upstream.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { UpstreamTimeoutError } from '../../../src/providers/http-client.js';
-import { noticeRecordedMissing, readRecorded, recordedAvailable } from '../../helpers/recorded.js';
+import { readRecorded } from '../../helpers/recorded.js';
 
 const openAiError = (message: string, code: string | null, type = 'invalid_request_error') => JSON.stringify({ error: { message, type, param: null, code } });
 
@@ -114,8 +114,7 @@ describe('classifyUpstreamStatus', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('classifyUpstreamStatus over recorded error bodies', () => {
-  noticeRecordedMissing('classifyUpstreamStatus over recorded error bodies');
+describe('classifyUpstreamStatus over recorded error bodies', () => {
   const recordedCases: Array<{ file: string; status: number; code: string; upstreamMessage?: RegExp; upstreamCode?: string | number }> = [
     { file: 'errors/openai-429-insufficient-quota.json', status: 429, code: 'INFERENCE_3108', upstreamCode: 'insufficient_quota' },
     { file: 'errors/anthropic-429-rate-limit.json', status: 429, code: 'INFERENCE_3108' },

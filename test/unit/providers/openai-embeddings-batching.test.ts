@@ -4,7 +4,7 @@ import { createOpenAiCompatibleAdapter } from '../../../src/providers/openai-com
 import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from '../../../src/providers/openai-compatible/embeddings-batching.js';
 import { normalizeEmbeddings } from '../../../src/providers/openai-compatible/normalize.js';
 import type { UpstreamHttpClient } from '../../../src/providers/http-client.js';
-import { noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
+import { readRecordedJson } from '../../helpers/recorded.js';
 
 describe('embedding batches', () => {
   it('splits in order, keeps the tail, never empty batches', () => {
@@ -58,8 +58,7 @@ describe('adapter.embed', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('recorded embeddings replayed through the adapter', () => {
-  noticeRecordedMissing('recorded embeddings replayed through the adapter');
+describe('recorded embeddings replayed through the adapter', () => {
 
   // OpenAI-compatible answers only. Cohere's native /v2/embed answer (embeddings.float,
   // meta.billed_units) is not the OpenAI shape: igw reaches Cohere through its OpenAI

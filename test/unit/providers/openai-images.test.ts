@@ -3,7 +3,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { createOpenAiCompatibleAdapter } from '../../../src/providers/openai-compatible/adapter.js';
 import { normalizeImages, upstreamImagesBody } from '../../../src/providers/openai-compatible/images.js';
 import type { UpstreamHttpClient } from '../../../src/providers/http-client.js';
-import { noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
+import { readRecordedJson } from '../../helpers/recorded.js';
 
 const request = { prompt: 'an otter', n: 2, size: '1024x1024', quality: 'hd', style: 'natural', seed: 7, user: 'u1', extra: { steps: 20, guidance: 3.5, negative_prompt: 'blur' } };
 
@@ -39,8 +39,7 @@ describe('upstreamImagesBody', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('normalizeImages over recorded captures', () => {
-  noticeRecordedMissing('normalizeImages over recorded captures');
+describe('normalizeImages over recorded captures', () => {
 
   it('OpenAI generation: b64_json and revised_prompt per image', () => {
     const raw = readRecordedJson('images/openai-image-generation-b64.json');

@@ -4,7 +4,7 @@ import { normalizeChatResponse, normalizeEmbeddings, normalizeUsage } from '../.
 import { ChunkNormalizer } from '../../../src/providers/openai-compatible/normalize-stream.js';
 import { decodeSse } from '../../../src/providers/sse-decode.js';
 import type { ChatChunk, ChatUsage } from '../../../src/translate/chat/types.js';
-import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
+import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../../helpers/recorded.js';
 
 const fallbacks = { providerId: 'acme', id: 'chatcmpl-fallback', created: 1_700_000_000, model: 'fallback-model' };
 
@@ -247,8 +247,7 @@ describe('ChunkNormalizer (synthetic quirks)', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('normalize over recorded OpenAI-compatible responses', () => {
-  noticeRecordedMissing('normalize over recorded OpenAI-compatible responses');
+describe('normalize over recorded OpenAI-compatible responses', () => {
   const nonStreamFiles = [...listRecorded('openai-chat', '.json'), ...listRecorded('openai-compatible', '.json')];
   const streamFiles = ['openai-chat', 'openai-compatible'].flatMap((folder) => [...listRecorded(folder, '.sse'), ...listRecorded(folder, '.chunks.jsonl')]);
   const failingStreams = new Set(['openai-compatible/groq-stream-midstream-error.sse', 'openai-compatible/openrouter-stream-error-in-chunk.sse']);
@@ -392,8 +391,7 @@ describe.skipIf(!recordedAvailable)('normalize over recorded OpenAI-compatible r
   });
 });
 
-describe.skipIf(!recordedAvailable)('normalizeEmbeddings over recorded responses', () => {
-  noticeRecordedMissing('normalizeEmbeddings over recorded responses');
+describe('normalizeEmbeddings over recorded responses', () => {
 
   it('openai-float-trimmed: floats in index order and prompt tokens', () => {
     const raw = readRecordedJson<RawRecord>('embeddings/openai-float-trimmed.json');

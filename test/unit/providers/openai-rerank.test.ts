@@ -4,7 +4,7 @@ import { createOpenAiCompatibleAdapter } from '../../../src/providers/openai-com
 import { normalizeRerank, upstreamRerankBody } from '../../../src/providers/openai-compatible/rerank.js';
 import type { UpstreamHttpClient } from '../../../src/providers/http-client.js';
 import { countTokens } from '../../../src/tokens/tokenizer.js';
-import { noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../../helpers/recorded.js';
+import { readRecordedJson } from '../../helpers/recorded.js';
 
 const documents = (count: number) => Array.from({ length: count }, (_, index) => `document number ${index}`);
 
@@ -25,8 +25,7 @@ describe('upstreamRerankBody', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('normalizeRerank over recorded captures', () => {
-  noticeRecordedMissing('normalizeRerank over recorded captures');
+describe('normalizeRerank over recorded captures', () => {
 
   it('Cohere v2: results, search units from meta.billed_units, tokens counted', () => {
     const request = { query: 'cat', documents: ['a dog', 'a cat'] };

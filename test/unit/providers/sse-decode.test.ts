@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSse, type SseEnd, type SseEvent } from '../../../src/providers/sse-decode.js';
+import { decodeSse, SseOverflowError, type SseEnd, type SseEvent } from '../../../src/providers/sse-decode.js';
 import { seededRandom, splitRandomly } from '../../helpers/fake-upstream.js';
-import { listRecorded, noticeRecordedMissing, readRecorded, recordedAvailable } from '../../helpers/recorded.js';
+import { listRecorded, readRecorded } from '../../helpers/recorded.js';
 
 async function* bytesOf(pieces: Array<string | Uint8Array>, failWith?: Error): AsyncGenerator<Uint8Array> {
   for (const piece of pieces) yield typeof piece === 'string' ? new TextEncoder().encode(piece) : piece;
@@ -81,8 +81,38 @@ describe('decodeSse', () => {
   });
 });
 
-describe.skipIf(!recordedAvailable)('decodeSse over recorded streams', () => {
-  noticeRecordedMissing('decodeSse over recorded streams');
+describe('decodeSse progress and limits (issue 14)', () => {
+  it('reports each complete comment line, not partial ones', async () => {
+    let comments = 0;
+    const seen: number[] = [];
+    async function* body(): AsyncGenerator<Uint8Array> {
+      for (const piece of [': OPENROUTER', ' PROCESSING\n', '\n: ping\n\n', ': unfin']) {
+        yield new TextEncoder().encode(piece);
+        await Promise.resolve();
+        seen.push(comments);
+      }
+      yield new TextEncoder().encode('ished\n\ndata: {}\n\n');
+    }
+    const events = [];
+    for await (const event of decodeSse(body(), { onComment: () => (comments += 1) })) events.push(event);
+    expect(seen).toEqual([0, 1, 2, 2]);
+    expect(comments).toBe(3);
+    expect(events).toEqual([{ data: '{}' }]);
+  });
+
+  it('refuses a line that grows past the buffer limit instead of buffering it', async () => {
+    const endless = bytesOf(['data: ', ...Array.from({ length: 20 }, () => 'x'.repeat(100))]);
+    const generator = decodeSse(endless, { maxBufferChars: 1000 });
+    await expect(generator.next()).rejects.toBeInstanceOf(SseOverflowError);
+  });
+
+  it('events under the limit pass', async () => {
+    const generator = decodeSse(bytesOf([`data: ${'y'.repeat(900)}\n\n`]), { maxBufferChars: 1000 });
+    expect((await generator.next()).value).toEqual({ data: 'y'.repeat(900) });
+  });
+});
+
+describe('decodeSse over recorded streams', () => {
   const files = ['openai-chat', 'openai-compatible', 'anthropic-messages', 'openai-responses'].flatMap((folder) => listRecorded(folder, '.sse'));
 
   it('finds the recorded .sse files', () => {

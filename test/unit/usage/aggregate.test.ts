@@ -139,6 +139,21 @@ describe('aggregateUsage', () => {
   it('has no daily series unless asked', () => {
     expect(aggregateUsage(entries, 'model').total.daily).toBeUndefined();
   });
+
+  it('counts storage lines (daily charge, removal) in EUR, not as requests, errors or latency', () => {
+    const storage = { kind: 'storage' as const, key_id: null, model: null, provider: null, route: null, latency_ms: 0, paid_with: 'credits' };
+    const withStorage = [
+      entry({ time: '2026-01-10T10:00:00.000Z', eur: '0.5', latency_ms: 40 }),
+      entry({ ...storage, time: '2026-01-10T00:00:00.000Z', endpoint: '/v1/vector_stores (storage)', eur: '0.25', storage_day: '2026-01-09', storage_gb_days: '3.5' }),
+      entry({ ...storage, time: '2026-01-10T00:00:00.000Z', endpoint: '/v1/vector_stores (storage unpaid: stores removed)', status: 402, error_code: 'BILLING_2003' }),
+    ];
+    const { rows, total } = aggregateUsage(withStorage, 'model', { days: ['2026-01-10'] });
+    expect(total).toMatchObject({ requests: 1, errors: 0, eur: '0.75', latency_p50_ms: 40, daily: [1] });
+    expect(rows.map((row) => [row.group, row.requests, row.eur])).toEqual([
+      ['(vector store storage)', 0, '0.25'],
+      ['gpt-4o-mini', 1, '0.5'],
+    ]);
+  });
 });
 
 describe('daysBetween', () => {

@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { parseAnthropicResponse } from '../../../../src/providers/anthropic/wire.js';
 import { fromAnthropicResponse, type AnthropicResponseOptions } from '../../../../src/translate/anthropic-wire/from-anthropic-response.js';
 import type { AnthropicResponse } from '../../../../src/translate/anthropic-wire/types.js';
-import { listRecorded, noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../../../helpers/recorded.js';
+import { listRecorded, readRecordedJson } from '../../../helpers/recorded.js';
 import { recordedResponse } from './anthropic-recordings.js';
 
 const options: AnthropicResponseOptions = { created: 1_700_000_000, fallbackId: 'chatcmpl-fallback', fallbackModel: 'fallback-model' };
 
-noticeRecordedMissing('anthropic response translation replay');
 
-describe.skipIf(!recordedAvailable)('fromAnthropicResponse over every recorded Anthropic message', () => {
+describe('fromAnthropicResponse over every recorded Anthropic message', () => {
   const files = listRecorded('anthropic-messages', '.json');
 
   it('finds the recordings', () => {

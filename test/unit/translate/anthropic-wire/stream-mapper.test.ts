@@ -4,7 +4,7 @@ import { fromAnthropicResponse } from '../../../../src/translate/anthropic-wire/
 import { AnthropicStreamMapper, type AnthropicStreamMapperOptions } from '../../../../src/translate/anthropic-wire/stream-mapper.js';
 import type { AnthropicStreamEvent } from '../../../../src/translate/anthropic-wire/types.js';
 import type { ChatChunk } from '../../../../src/translate/chat/types.js';
-import { listRecorded, noticeRecordedMissing, recordedAvailable } from '../../../helpers/recorded.js';
+import { listRecorded } from '../../../helpers/recorded.js';
 import { accumulateAnthropic, foldChunks, recordedStream } from './anthropic-recordings.js';
 
 const options: AnthropicStreamMapperOptions = { providerId: 'claude', created: 1_700_000_000, fallbackId: 'chatcmpl-fallback', fallbackModel: 'fallback-model' };
@@ -33,9 +33,8 @@ const stop: AnthropicStreamEvent[] = [
   { type: 'message_stop' },
 ];
 
-noticeRecordedMissing('anthropic stream mapper replay');
 
-describe.skipIf(!recordedAvailable)('AnthropicStreamMapper over every recorded Anthropic stream', () => {
+describe('AnthropicStreamMapper over every recorded Anthropic stream', () => {
   const files = [...listRecorded('anthropic-messages', '.sse'), ...listRecorded('anthropic-messages', '.chunks.jsonl')];
 
   it('finds the recordings', () => {

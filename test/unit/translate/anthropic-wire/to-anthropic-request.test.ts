@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import { toAnthropicRequest, type AnthropicRequestOptions } from '../../../../src/translate/anthropic-wire/to-anthropic-request.js';
 import type { ChatMessage, ChatRequest } from '../../../../src/translate/chat/types.js';
-import { noticeRecordedMissing, readRecordedJson, recordedAvailable } from '../../../helpers/recorded.js';
+import { readRecordedJson } from '../../../helpers/recorded.js';
 
 const base: AnthropicRequestOptions = { model: 'claude-up', stream: false };
 const hi: ChatMessage[] = [{ role: 'user', content: 'Hi' }];
@@ -329,10 +329,9 @@ describe('toAnthropicRequest: response_format', () => {
   });
 });
 
-noticeRecordedMissing('anthropic request translation replay');
 
 /** Recorded requests: the hub request a client would send for them must translate to what was recorded. */
-describe.skipIf(!recordedAvailable)('toAnthropicRequest against recorded Anthropic requests', () => {
+describe('toAnthropicRequest against recorded Anthropic requests', () => {
   /** Fields of the recording igw does not produce: prompt caching, the echoed tool `caller`, an explicit stream false. */
   function comparable(recorded: any): any {
     const { cache_control: _cache, stream: _stream, ...rest } = recorded;

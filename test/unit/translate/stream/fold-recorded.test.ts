@@ -3,7 +3,7 @@ import { chatToMessages } from '../../../../src/translate/messages/chat-to-messa
 import { accumulateChat } from '../../../../src/translate/stream/accumulate-chat.js';
 import { accumulateMessageEvents } from '../../../../src/translate/stream/accumulate-message-events.js';
 import { ChatToMessageEvents } from '../../../../src/translate/stream/chat-to-message-events.js';
-import { listRecorded, noticeRecordedMissing, recordedAvailable } from '../../../helpers/recorded.js';
+import { listRecorded } from '../../../helpers/recorded.js';
 import { recordedHubChunks } from '../../../helpers/recorded-hub-chunks.js';
 
 /**
@@ -13,8 +13,7 @@ import { recordedHubChunks } from '../../../helpers/recorded-hub-chunks.js';
 
 const files = [...listRecorded('openai-chat', '.sse'), ...listRecorded('openai-chat', '.chunks.jsonl'), ...listRecorded('openai-compatible', '.sse'), ...listRecorded('openai-compatible', '.chunks.jsonl')];
 
-describe.skipIf(!recordedAvailable)('message events fold ≡ non-stream translation (recorded streams)', () => {
-  noticeRecordedMissing('fold-recorded');
+describe('message events fold ≡ non-stream translation (recorded streams)', () => {
   it('has recorded streams', () => {
     expect(files.length).toBeGreaterThan(5);
   });

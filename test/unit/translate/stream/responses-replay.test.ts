@@ -6,11 +6,11 @@ import type { ResponsesRequest, ResponseStreamEvent } from '../../../../src/tran
 import { accumulateChat } from '../../../../src/translate/stream/accumulate-chat.js';
 import { accumulateResponseEvents } from '../../../../src/translate/stream/accumulate-response-events.js';
 import { ChatToResponseEvents } from '../../../../src/translate/stream/chat-to-response-events.js';
-import { listRecorded, noticeRecordedMissing, payloadsFromChunksFile, readRecorded, readRecordedJson, recordedAvailable } from '../../../helpers/recorded.js';
+import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../../../helpers/recorded.js';
 import { recordedHubChunks } from '../../../helpers/recorded-hub-chunks.js';
 
 /**
- * Replay comparison against real OpenAI Responses captures (../shared/fixtures/recorded/
+ * Replay comparison against real OpenAI Responses captures (fixtures/recorded/
  * openai-responses): the output each capture describes is fed to igw's state machine as hub
  * chunks, and igw's events must come in the recorded order, with the recorded fields, folding
  * into the recorded output items. Encrypted reasoning items (no text to carry) are left out.
@@ -105,8 +105,7 @@ function itemEssence(item: Record<string, any>): Record<string, unknown> {
 
 const files = [...listRecorded('openai-responses', '.sse'), ...listRecorded('openai-responses', '.chunks.jsonl')];
 
-describe.skipIf(!recordedAvailable)('responses stream replay against recorded OpenAI captures', () => {
-  noticeRecordedMissing('responses-replay');
+describe('responses stream replay against recorded OpenAI captures', () => {
 
   it('finds the captures', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
@@ -149,7 +148,7 @@ describe.skipIf(!recordedAvailable)('responses stream replay against recorded Op
 const chatFiles = [...listRecorded('openai-chat', '.sse'), ...listRecorded('openai-chat', '.chunks.jsonl'), ...listRecorded('openai-compatible', '.chunks.jsonl')];
 
 
-describe.skipIf(!recordedAvailable)('recorded chat streams: responses events fold to the non-stream answer', () => {
+describe('recorded chat streams: responses events fold to the non-stream answer', () => {
   it.each(chatFiles)('%s', async (file) => {
     const chunks = await recordedHubChunks(file);
     if (chunks === undefined) return;

@@ -1,0 +1,65 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+/**
+ * Header hygiene (issue 14): every response head igw writes goes through `writeHeadSafely`, and
+ * every value taken from a client or an upstream (request ids, origins, Retry-After, filenames)
+ * passes `echoableHeaderValue` before it is put there. Node's `writeHead` throws on a value with
+ * a control character or a code point above U+00FF; a JSON string or an upstream header can carry
+ * either, so an unchecked echo would turn one crafted request into a thrown error on every path
+ * that writes the same headers again, the error path included.
+ */
+
+/** Longest client- or upstream-supplied value igw repeats in a header. */
+export const MAX_ECHOED_HEADER_CHARS = 256;
+
+/** Visible ASCII and inner spaces: what any HTTP client, proxy and log line handles as is. */
+const ECHOABLE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/** An unpaired UTF-16 surrogate (String.prototype.toWellFormed is ES2024, beyond the project's lib). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A header name is an RFC 9110 token. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Node's own rule for a header value (tab, visible ASCII, obs-text): anything else makes writeHead throw. */
+const NODE_VALID_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * The value when it is safe to repeat in a response header (a string of visible ASCII, at most
+ * `maxChars` long, non-empty); undefined otherwise, so the caller drops it or uses its own.
+ */
+export function echoableHeaderValue(value: unknown, maxChars = MAX_ECHOED_HEADER_CHARS): string | undefined {
+  if (typeof value !== 'string' || value.length > maxChars) return undefined;
+  return ECHOABLE.test(value) ? value : undefined;
+}
+
+/**
+ * The headers Node will accept, the others left out. The last line of defence under the echo
+ * checks: a value that slipped through is dropped, never allowed to throw.
+ */
+export function validHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  const valid: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || !TOKEN.test(name)) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if (values.every((item) => NODE_VALID_VALUE.test(String(item)))) valid[name] = value;
+  }
+  return valid;
+}
+
+/**
+ * response.writeHead with every header checked first (see validHeaders): a header value can no
+ * longer make it throw. A value dropped here is one an echo check upstream of it missed.
+ */
+export function writeHeadSafely(response: ServerResponse, status: number, headers: OutgoingHttpHeaders): void {
+  response.writeHead(status, validHeaders(headers));
+}
+
+/**
+ * `content-disposition: attachment` for a client-chosen file name (RFC 8187 encoding). A name with
+ * a lone surrogate (valid in JSON, not in UTF-8) would make encodeURIComponent throw: it is made
+ * well-formed first.
+ */
+export function attachmentDisposition(filename: string): string {
+  return `attachment; filename*=UTF-8''${encodeURIComponent(filename.replace(LONE_SURROGATE, '\uFFFD'))}`;
+}

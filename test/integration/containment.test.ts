@@ -1,0 +1,131 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/errors/gateway-error.js';
+import { startHttpServer, type RunningServer } from '../../src/http/server.js';
+import type { GatewayRoute } from '../../src/http/routes.js';
+import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const chat = (extra: Record<string, unknown> = {}) => ({ model: 'local-echo', messages: [{ role: 'user', content: 'hi' }], ...extra });
+
+/** GET on a test server, returning status, headers and text; a hang fails the test. */
+function get(url: string, key: string): Promise<{ status: number; headers: Record<string, unknown>; text: string; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { headers: { authorization: `Bearer ${key}` }, timeout: 5000 }, (incoming) => {
+      const parts: Buffer[] = [];
+      incoming.on('data', (part: Buffer) => parts.push(part));
+      incoming.on('error', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(parts).toString('utf8'), complete: false }));
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(parts).toString('utf8'), complete: incoming.complete }));
+    });
+    outgoing.on('timeout', () => reject(new Error('request hung')));
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/** Issue 14: nothing a client sends can stop the gateway or make it write a header Node refuses. */
+describe('containment and header hygiene', () => {
+  let igw: TestGateway;
+  beforeAll(async () => {
+    igw = await startTestGateway({ server: { cors_origins: ['*'] } });
+  });
+  afterAll(async () => igw.close());
+
+  it.each([
+    ['a control character', 'abc\u0001def'],
+    ['a newline (header injection)', 'abc\r\nset-cookie: x=1'],
+    ['non-ASCII text', 'idé-€-日本'],
+    ['a code point Node cannot write (U+0100 and up)', 'id\u0100'],
+    ['surrounding whitespace', ' id-1 '],
+    ['an empty string', ''],
+  ])('request_id with %s is not echoed, the request succeeds and the gateway keeps serving', async (_name, requestId) => {
+    for (const stream of [false, true]) {
+      const response = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat({ request_id: requestId, stream }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-client-request-id')).toBeNull();
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+    }
+    expect((await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat())).status).toBe(200);
+  });
+
+  it('a sane request_id is still echoed', async () => {
+    const response = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat({ request_id: 'client-req 42' }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-client-request-id')).toBe('client-req 42');
+  });
+
+  it('a request_id that breaks the head of an error answer does not break the error answer', async () => {
+    // Valid enough to reach the echo, then refused: the 4xx carries the envelope, not a crash.
+    const response = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat({ request_id: 'x\u0000y', model: 'no-such-model' }));
+    expect(response.status).toBe(404);
+    expect(response.json.error.code).toMatch(/^[A-Z]+_\d{4}$/);
+  });
+
+  it('an origin that is no sane header value is refused, not echoed (cors_origins "*")', async () => {
+    const response = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat(), { origin: 'http://caf\u00e9.example' });
+    expect(response.status).toBe(403);
+    expect(response.json.error.code).toBe('AUTH_1041');
+    const allowed = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat(), { origin: 'http://ok.example' });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://ok.example');
+  });
+
+  describe('whatever a handler or the renderer throws ends that one request', () => {
+    let server: RunningServer;
+    const routes = (): GatewayRoute[] => {
+      const route = (path: string, handler: GatewayRoute['handler'], dialect: GatewayRoute['dialect'] = 'gateway'): GatewayRoute => ({ method: 'GET', path, scope: null, body: 'none', dialect, handler });
+      return [
+        route('/throws-odd', async () => {
+          // Not an Error, and even String() of it throws.
+          throw { toString: () => { throw new Error('no string'); } };
+        }),
+        route('/bad-header-then-error', async (call) => {
+          call.headers['x-echo'] = 'a\u0001b';
+          throw new GatewayError('VALIDATION_4005', 'refused');
+        }),
+        route('/renderer-throws', async () => {
+          const error = new GatewayError('VALIDATION_4005');
+          Object.defineProperty(error, 'headers', { get: () => { throw new Error('renderer failed'); } });
+          throw error;
+        }, 'messages'),
+        route('/throws-mid-stream', async (call) => {
+          call.response.writeHead(200, { 'content-type': 'text/event-stream' });
+          call.response.write('data: {"partial":true}\n\n');
+          throw new Error('handler failed mid-stream');
+        }),
+      ];
+    };
+    beforeAll(async () => {
+      server = await startHttpServer(igw.gateway.app, routes(), 0, '127.0.0.1');
+    });
+    afterAll(async () => server.close(100));
+
+    it('a thrown non-Error whose toString throws → 500 SYSTEM_9001 envelope', async () => {
+      const response = await get(`${server.url}/throws-odd`, igw.key);
+      expect(response.status).toBe(500);
+      expect(JSON.parse(response.text).error.code).toBe('SYSTEM_9001');
+      expect(response.headers['x-request-id']).toMatch(/^req_/);
+    });
+
+    it('an invalid header set by the handler is dropped, the error answer goes out', async () => {
+      const response = await get(`${server.url}/bad-header-then-error`, igw.key);
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text).error.code).toBe('VALIDATION_4005');
+      expect(response.headers['x-echo']).toBeUndefined();
+    });
+
+    it('a renderer that throws → the fixed 500 SYSTEM_9001 envelope of the dialect', async () => {
+      const response = await get(`${server.url}/renderer-throws`, igw.key);
+      expect(response.status).toBe(500);
+      expect(JSON.parse(response.text)).toMatchObject({ type: 'error', error: { type: 'api_error', code: 'SYSTEM_9001' } });
+    });
+
+    it('a throw after the stream started closes that response cleanly', async () => {
+      const response = await get(`${server.url}/throws-mid-stream`, igw.key);
+      expect(response.status).toBe(200);
+      expect(response.text).toContain('partial');
+    });
+
+    it('the gateway still serves afterwards', async () => {
+      expect((await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat())).status).toBe(200);
+    });
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { attachmentDisposition, echoableHeaderValue, validHeaders } from '../../../src/http/header-value.js';
+
+describe('echoableHeaderValue', () => {
+  it.each([
+    ['req-42', 'req-42'],
+    ['a b', 'a b'],
+    ['x'.repeat(256), 'x'.repeat(256)],
+  ])('keeps %j', (value, expected) => {
+    expect(echoableHeaderValue(value)).toBe(expected);
+  });
+
+  it.each([
+    ['control character', 'a\u0001b'],
+    ['CR LF', 'a\r\nb: c'],
+    ['tab', 'a\tb'],
+    ['latin-1', 'caf\u00e9'],
+    ['above U+00FF', 'a\u0100'],
+    ['emoji', 'a😀'],
+    ['empty', ''],
+    ['leading space', ' a'],
+    ['trailing space', 'a '],
+    ['too long', 'x'.repeat(257)],
+    ['not a string', 42],
+    ['undefined', undefined],
+  ])('drops a value with %s', (_name, value) => {
+    expect(echoableHeaderValue(value)).toBeUndefined();
+  });
+
+  it('honours a tighter limit', () => {
+    expect(echoableHeaderValue('12345', 4)).toBeUndefined();
+  });
+});
+
+describe('validHeaders', () => {
+  it('keeps what Node can write and leaves out the rest', () => {
+    expect(validHeaders({ ok: 'v', latin: 'caf\u00e9', number: 3, list: ['a', 'b'], bad: 'a\u0000', wide: '\u0100', 'bad name': 'v', badList: ['a', 'b\n'], gone: undefined })).toEqual({
+      ok: 'v',
+      latin: 'caf\u00e9',
+      number: 3,
+      list: ['a', 'b'],
+    });
+  });
+});
+
+describe('attachmentDisposition', () => {
+  it('encodes the name per RFC 8187', () => {
+    expect(attachmentDisposition('rapport été.pdf')).toBe("attachment; filename*=UTF-8''rapport%20%C3%A9t%C3%A9.pdf");
+  });
+
+  it('survives a lone surrogate (valid JSON, not UTF-8)', () => {
+    expect(attachmentDisposition('a\uD800b')).toBe("attachment; filename*=UTF-8''a%EF%BF%BDb");
+    expect(attachmentDisposition('😀')).toBe("attachment; filename*=UTF-8''%F0%9F%98%80");
+  });
+});

@@ -1,0 +1,102 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BM25, Bm25Index } from '../../../src/vector-stores/bm25-index.js';
+import { lexicalTerms } from '../../../src/vector-stores/lexical-terms.js';
+
+/** Textbook Okapi BM25 (Lucene IDF), computed directly: the reference the index must agree with. */
+function referenceBm25(documents: string[][], query: string[], index: number): number {
+  const count = documents.length;
+  const average = documents.reduce((sum, document) => sum + document.length, 0) / count;
+  let score = 0;
+  for (const term of new Set(query)) {
+    const frequency = documents[index]!.filter((word) => word === term).length;
+    if (frequency === 0) continue;
+    const df = documents.filter((document) => document.includes(term)).length;
+    const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
+    score += (idf * frequency * (BM25.k1 + 1)) / (frequency + BM25.k1 * (1 - BM25.b + (BM25.b * documents[index]!.length) / average));
+  }
+  return score;
+}
+
+function ceiling(documents: string[][], query: string[]): number {
+  let total = 0;
+  for (const term of new Set(query)) {
+    const df = documents.filter((document) => document.includes(term)).length;
+    total += Math.log(1 + (documents.length - df + 0.5) / (df + 0.5)) * (BM25.k1 + 1);
+  }
+  return total;
+}
+
+const words = fc.constantFrom('court', 'chess', 'mate', 'puzzle', 'warden', 'river', 'stone', 'light');
+
+describe('Bm25Index', () => {
+  it('scores exactly BM25 divided by the query ceiling, for every matching document and no other', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(words, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 12 }), fc.array(words, { minLength: 1, maxLength: 4 }), (documents, query) => {
+        const index = new Bm25Index();
+        documents.forEach((document, label) => index.add(label, document));
+        const scores = index.score(query);
+        documents.forEach((document, label) => {
+          const expected = referenceBm25(documents, query, label) / ceiling(documents, query);
+          if (document.some((word) => query.includes(word))) expect(scores.get(label)).toBeCloseTo(expected, 10);
+          else expect(scores.has(label)).toBe(false);
+        });
+        for (const score of scores.values()) {
+          expect(score).toBeGreaterThan(0);
+          expect(score).toBeLessThan(1);
+        }
+      }),
+    );
+  });
+
+  it('forgets removed documents at once and keeps scoring the rest as if they had never been there', () => {
+    const index = new Bm25Index();
+    const documents = [['chess', 'mate'], ['chess', 'puzzle'], ['court', 'warden'], ['chess']];
+    documents.forEach((document, label) => index.add(label, document));
+    index.remove(1);
+    index.remove(3);
+    const fresh = new Bm25Index();
+    fresh.add(0, documents[0]!);
+    fresh.add(2, documents[2]!);
+    expect([...index.score(['chess', 'warden'])]).toEqual([...fresh.score(['chess', 'warden'])]);
+    expect(index.size).toBe(2);
+    expect(index.labels()).toEqual([0, 2]);
+  });
+
+  it('survives many removals and re-adds (compaction keeps the live postings)', () => {
+    const index = new Bm25Index();
+    for (let label = 0; label < 400; label += 1) index.add(label, [`t${label % 7}`, 'shared']);
+    for (let label = 0; label < 400; label += 2) index.remove(label);
+    index.add(1, ['t1', 'shared', 'extra']);
+    for (let label = 400; label < 420; label += 1) index.add(label, ['t3']);
+    const scores = index.score(['t3']);
+    const expected = [...Array(420).keys()].filter((label) => (label < 400 ? label % 2 === 1 && label % 7 === 3 : true));
+    expect([...scores.keys()].sort((a, b) => a - b)).toEqual(expected);
+    expect(index.score(['extra']).size).toBe(1);
+  });
+
+  it('round-trips through its binary image with identical scores, and refuses anything else', () => {
+    const index = new Bm25Index();
+    const texts = ['The justices asked about the warden', 'Chess puzzles: mate in two moves', 'A river of stone and light'];
+    texts.forEach((text, label) => index.add(label * 3, lexicalTerms(text)));
+    index.remove(3);
+    const copy = Bm25Index.decode(index.encode());
+    for (const query of ['justice warden', 'chess mate', 'light']) expect([...copy.score(lexicalTerms(query))]).toEqual([...index.score(lexicalTerms(query))]);
+    expect(copy.labels()).toEqual([0, 6]);
+    const image = index.encode();
+    expect(() => Bm25Index.decode(image.subarray(0, image.length - 3))).toThrow();
+    expect(() => Bm25Index.decode(Buffer.from('not an index at all'))).toThrow();
+  });
+});
+
+describe('lexicalTerms', () => {
+  it('drops stop words and reduces inflections to one stem', () => {
+    expect(lexicalTerms('What did the Supreme Court justices ask?')).toEqual(['suprem', 'court', 'justic', 'ask']);
+    expect(lexicalTerms('justice')).toEqual(lexicalTerms('justices'));
+    expect(lexicalTerms('puzzles puzzling')).toEqual(['puzzl', 'puzzl']);
+  });
+
+  it('keeps numbers and non-English words as they are', () => {
+    expect(lexicalTerms('mateIn2 in 2009, Café naïve')).toEqual(['matein2', '2009', 'café', 'naïve']);
+  });
+});
