@@ -56,9 +56,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await ensureDataDir(options.dataDir);
   const lock = await acquireLock(options.dataDir, 'igw serve');
   const cleanups: Array<() => Promise<void>> = [() => lock.release()];
+  // A start that failed never ran a gateway: only its error is reported, not a "gateway stopped".
+  let started = false;
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => logger.error('shutdown step failed', { error: String(error) }));
-    logger.info('gateway stopped', { data_dir: options.dataDir });
+    if (started) logger.info('gateway stopped', { data_dir: options.dataDir });
   };
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
@@ -114,6 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
+    started = true;
     logger.info('gateway started', {
       url: http.url,
       data_dir: options.dataDir,
