@@ -56,7 +56,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await ensureDataDir(options.dataDir);
   const lock = await acquireLock(options.dataDir, 'igw serve');
   const cleanups: Array<() => Promise<void>> = [() => lock.release()];
-  // A start that failed never ran a gateway: only its error is reported, not a "gateway stopped".
+  // A start that failed (port in use…) never said "gateway started": it does not say "stopped" either.
   let started = false;
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => logger.error('shutdown step failed', { error: String(error) }));
@@ -124,6 +124,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       providers: Object.entries(options.config.providers).filter(([, provider]) => provider.enabled).map(([id, provider]) => `${id} (${provider.kind})`),
       models: app.catalog.activeModels().length,
     });
+    started = true;
     let closing: Promise<void> | undefined;
     return {
       url: http.url,

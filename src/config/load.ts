@@ -2,8 +2,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { didYouMean } from '../util/did-you-mean.js';
+import { closestMatch } from '../util/did-you-mean.js';
 import { knownKeysAt } from './known-keys.js';
+import { describeIssue, type IssueLike } from '../endpoints/validation/issue-text.js';
 import { configSchema, type ParsedConfig } from './schema.js';
 import { BUILTIN_LOCAL_MODELS, BUILTIN_LOCAL_PROVIDER, BUILTIN_PLANS, DEFAULT_MESSAGE_TIER_MODEL, LOCAL_PROVIDER_ID } from './defaults.js';
 
@@ -42,6 +43,12 @@ export function formatJsonPath(segments: ReadonlyArray<PropertyKey>): string {
     else result += `[${JSON.stringify(String(segment))}]`;
   }
   return result;
+}
+
+/** ` (did you mean "port"?)` after an unknown name in a config problem, or ''. */
+function suggestion(typed: string, known: Iterable<string>): string {
+  const match = closestMatch(typed, known);
+  return match === undefined ? '' : ` (did you mean "${match}"?)`;
 }
 
 /** Where the config file came from, as `igw serve` and `igw config check` report it (DESIGN §1). */
@@ -133,8 +140,11 @@ export function buildConfig(raw: unknown, source: string | null, env: NodeJS.Pro
       // zod reports unknown keys on their parent object; name each key itself.
       if (issue.code === 'unrecognized_keys') {
         const known = knownKeysAt(configSchema, issue.path);
-        for (const key of issue.keys) issues.push({ path: formatJsonPath([...issue.path, key]), message: `unknown key "${key}"${didYouMean(key, known)}` });
-      } else issues.push({ path: formatJsonPath(issue.path), message: issue.message });
+        for (const key of issue.keys) issues.push({ path: formatJsonPath([...issue.path, key]), message: `unknown key "${key}"${suggestion(key, known)}` });
+      } else {
+        const described = describeIssue(issue as IssueLike, interpolated);
+        issues.push({ path: formatJsonPath(described.path), message: described.text });
+      }
     }
   }
   issues.push(...referenceIssues(interpolated));
@@ -196,18 +206,18 @@ function referenceIssues(raw: unknown): ConfigIssue[] {
     (Array.isArray(routes) ? routes : []).forEach((route, index) => {
       const provider = asRecord(route)['provider'];
       if (typeof provider === 'string' && !providerIds.has(provider)) {
-        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${provider}"${didYouMean(provider, providerIds)} (define it under "providers")` });
+        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${provider}"${suggestion(provider, providerIds)} (define it under "providers")` });
       }
     });
   }
   const plans = new Set([...Object.keys(BUILTIN_PLANS), ...Object.keys(asRecord(root['plans']))]);
   const defaultPlan = root['default_plan'];
   if (typeof defaultPlan === 'string' && !plans.has(defaultPlan)) {
-    issues.push({ path: '$.default_plan', message: `unknown plan "${defaultPlan}"${didYouMean(defaultPlan, plans)} (define it under "plans")` });
+    issues.push({ path: '$.default_plan', message: `unknown plan "${defaultPlan}"${suggestion(defaultPlan, plans)} (define it under "plans")` });
   }
   // Default tiers point at the first chat model (or none): only tiers the user wrote are checked.
   for (const [tier, modelId] of Object.entries(asRecord(root['message_tiers']))) {
-    if (typeof modelId === 'string' && models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"${didYouMean(modelId, Object.keys(models))}` });
+    if (typeof modelId === 'string' && models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"${suggestion(modelId, Object.keys(models))}` });
   }
   const embeddingId = asRecord(root['vector_stores'])['embedding_model'];
   if (typeof embeddingId === 'string') {

@@ -1,24 +1,15 @@
+import { formatBytes, plural } from '../cli/format.js';
 import type { SyncEvent } from './sync.js';
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${Number(value.toPrecision(3))} ${units[unit]}`;
-}
+export { formatBytes };
 
 /** One plain line per change (non-terminal output); null for events that are not a change. */
 export function plainLine(event: SyncEvent): string | null {
   switch (event.type) {
     case 'scanned':
-      return `scanned ${event.files} files (${formatBytes(event.bytes)})`;
+      return `scanned ${plural(event.files, 'file')} (${formatBytes(event.bytes)})`;
     case 'unchanged':
-      return event.files === 0 ? null : `unchanged ${event.files} files`;
+      return event.files === 0 ? null : `unchanged ${plural(event.files, 'file')}`;
     case 'uploaded':
       return `uploaded ${event.path} (${formatBytes(event.bytes)})${event.replaced > 0 ? ', replacing the old version' : ''}`;
     case 'indexed':

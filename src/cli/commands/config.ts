@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { STARTER_CONFIG } from '../../config/defaults.js';
 import { ConfigError, describeConfigSource, loadConfig } from '../../config/load.js';
 import type { GlobalOptions } from '../global-options.js';
+import { plural } from '../format.js';
 import { printInfo, printJson, printResult } from '../output.js';
 import { UserError } from '../user-error.js';
 
@@ -39,16 +40,14 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
       try {
         const loaded = await loadConfig({ configPath: globals().config, env: process.env, cwd: process.cwd() });
         if (options.json === true) return printJson({ ok: true, source: loaded.source, found_by: loaded.found_by ?? null, issues: [] });
-        const models = Object.keys(loaded.models).length;
-        const providers = Object.keys(loaded.providers).length;
-        printResult(`ok: ${describeConfigSource(loaded)}: ${models} model${models === 1 ? '' : 's'}, ${providers} provider${providers === 1 ? '' : 's'}`);
+        printResult(`ok: ${describeConfigSource(loaded)}: ${plural(Object.keys(loaded.models).length, 'model')}, ${plural(Object.keys(loaded.providers).length, 'provider')}`);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         if (options.json === true) {
           printJson({ ok: false, source: error.source, found_by: error.foundBy ?? null, issues: error.issues });
         } else {
           for (const issue of error.issues) printInfo(`${issue.path}: ${issue.message}`);
-          printInfo(`igw: ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'} in ${error.source === null ? 'the config' : describeConfigSource({ source: error.source, ...(error.foundBy === undefined ? {} : { found_by: error.foundBy }) })}; fix them and run igw config check again`);
+          printInfo(`igw: ${plural(error.issues.length, 'problem')} in ${error.source === null ? 'the config' : describeConfigSource({ source: error.source, ...(error.foundBy === undefined ? {} : { found_by: error.foundBy }) })}; fix them and run igw config check again`);
         }
         process.exitCode = 1;
       }

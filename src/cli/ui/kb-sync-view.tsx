@@ -1,5 +1,6 @@
 import { Box, render, Text } from 'ink';
-import { formatBytes, summaryLine } from '../../kb/report.js';
+import { summaryLine } from '../../kb/report.js';
+import { formatByteRate, formatBytes } from '../format.js';
 import type { SyncEvent } from '../../kb/sync.js';
 
 export interface SyncProgress {
@@ -80,7 +81,7 @@ export function SyncView({ progress }: { progress: SyncProgress }) {
         {progress.removed} · unchanged {progress.unchanged} · failed {progress.failed}
       </Text>
       <Text dimColor>
-        {formatBytes(progress.bytes)} sent · {formatBytes(progress.bytes / seconds)}/s
+        {formatBytes(progress.bytes)} sent · {formatByteRate(progress.bytes / seconds)}
       </Text>
       {progress.recent.map((line, index) => (
         <Text key={index} wrap="truncate-end">
