@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { describeIssue, type IssueLike } from './issue-text.js';
 
 /** `messages[0].content` style field path for details.field. */
 export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
@@ -41,5 +42,7 @@ export function parseRequest<Schema extends z.ZodType>(schema: Schema, body: unk
   if (issue.code !== 'custom' && issue.path.length > 0 && valueAt(body, issue.path) === undefined) {
     throw new GatewayError('VALIDATION_4002', `Missing required field "${field}".`, { field });
   }
-  throw new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${issue.message}.`, { field: field || 'body' });
+  // A union names its own field; elsewhere the validator's text becomes a phrase ("must be a number, not a string").
+  const text = issue.code === 'invalid_union' ? issue.message : describeIssue(issue as IssueLike, body).text;
+  throw new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${text}.`, { field: field || 'body' });
 }
