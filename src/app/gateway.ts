@@ -9,7 +9,7 @@ import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
-import type { Config } from '../config/load.js';
+import { describeConfigSource, type Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
 import { startControlServer } from '../control/socket-server.js';
@@ -67,7 +67,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
-    const dataKey = await loadDataKey(options.dataDir);
+    const dataKey = await loadDataKey(options.dataDir, process.env, (hint) => logger.warn(hint));
     const store = await openStore(options.dataDir);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
@@ -122,10 +122,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
+    started = true;
     logger.info('gateway started', {
       url: http.url,
       data_dir: options.dataDir,
-      config: options.config.source ?? 'built-in defaults',
+      config: describeConfigSource(options.config),
       providers: Object.entries(options.config.providers).filter(([, provider]) => provider.enabled).map(([id, provider]) => `${id} (${provider.kind})`),
       models: app.catalog.activeModels().length,
     });

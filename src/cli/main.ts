@@ -21,7 +21,7 @@ export function buildProgram(): Command {
   const program = new Command('igw')
     .description('igw: a local, metered, OpenAI- and Anthropic-compatible inference gateway')
     .option('--data-dir <dir>', 'data directory (env IGW_DATA_DIR; default $XDG_DATA_HOME/igw)')
-    .option('--config <file>', 'config file (env IGW_CONFIG; default ./igw.config.json when present)')
+    .option('--config <file>', 'config file (env IGW_CONFIG; else ./igw.config.json, else $XDG_CONFIG_HOME/igw/config.json)')
     .option('--base-url <url>', 'gateway URL for client commands (env IGW_BASE_URL; default http://127.0.0.1:8787)')
     .option('--api-key <key>', 'API key for client commands (env IGW_API_KEY)')
     .version(VERSION, '-V, --version', 'print the igw version')

@@ -4,7 +4,10 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { useBatchCli } from '../helpers/batch-cli.js';
 import { chatLine, chatLines } from '../helpers/batches.js';
-import { BIN, igw, REPO_ROOT } from '../helpers/cli.js';
+import { BIN, igw, igwJson, REPO_ROOT } from '../helpers/cli.js';
+import { scriptAvailable } from '../helpers/pty.js';
+
+const terminal = scriptAvailable('batch-contract');
 
 /**
  * The batch command line contract (DESIGN §1): exit codes from the outcome, data alone on stdout,
@@ -143,6 +146,15 @@ describe('the local check before submitting', () => {
     expect(files.data).toEqual([]);
   }, 40_000);
 
+  it('a key that may not list models still submits: the models are left to the gateway, and it says so', async () => {
+    const env = await serve();
+    const chatOnly = await igwJson<{ key: string }>(cli.sandbox, ['keys', 'create', '--scopes', 'inference.chat', '--json']);
+    const file = await input('in.jsonl', `${chatLines(2)}\n`);
+    const result = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions', '--wait'], { env: { ...env, IGW_API_KEY: chatOnly.key }, timeoutMs: 30_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`${file}: the models were not checked (this key may not list models: scope inference.models)`);
+  }, 40_000);
+
   it('an unknown flavor and a mistyped endpoint get a "did you mean"', async () => {
     const env = await serve();
     const file = await input('flavor.jsonl', `${chatLine('a', 'x', 'local-echo:ecoo')}\n`);
@@ -178,6 +190,29 @@ describe('Ctrl-C while following', () => {
     expect(String(result.stderr)).toContain(`Follow it again with: igw batch wait ${id} --output ${out}`);
     const batch = await fetch(`${env['IGW_BASE_URL']}/v1/batches/${id}`, { headers: { authorization: `Bearer ${env['IGW_API_KEY']}` } }).then((response) => response.json() as Promise<{ status: string }>);
     expect(['queued', 'in_progress']).toContain(batch.status);
+  }, 60_000);
+});
+
+describe.skipIf(!terminal)('Ctrl-C on a terminal (the ink progress view)', () => {
+  it('the view is drawn, Ctrl-C clears it, says how to follow again and exits 130', async () => {
+    const env = await serve({ delayMs: 150, concurrency: 1 });
+    const file = await input('in.jsonl', chatLines(30, 'up-chat'));
+    const id = (await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env })).stdout.trim();
+    const command = `stty cols 120 rows 30; exec ${process.execPath} ${BIN} batch wait ${id}`;
+    const follower = execa('script', ['-qefc', command, '/dev/null'], { cwd: cli.sandbox.cwd, env: { ...cli.sandbox.env, ...env, TERM: 'xterm-256color' }, extendEnv: false, reject: false, stdin: 'pipe', timeout: 30_000 });
+    await new Promise<void>((resolve) => {
+      let seen = '';
+      follower.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (/rows\/s/.test(seen)) resolve();
+      });
+    });
+    // The terminal's interrupt character: the line discipline turns it into SIGINT.
+    follower.stdin!.write('\u0003');
+    const result = await follower;
+    expect(result.exitCode).toBe(130);
+    expect(String(result.stdout)).toContain(`igw: stopped following ${id}; the batch keeps running`);
+    expect(String(result.stdout)).toContain(`Follow it again with: igw batch wait ${id}`);
   }, 60_000);
 });
 

@@ -4,9 +4,10 @@ import { BATCH_ENDPOINTS, type BatchEndpoint } from '../../batches/batch-record.
 import { checkBatchInput, modelProblems, problemText, type InputProblem, type ListedModel } from '../../batches/input-check.js';
 import { MAX_BATCH_FILE_BYTES } from '../../batches/input-rows.js';
 import { readJsonlLines } from '../../batches/jsonl.js';
-import type { GatewayClient } from '../../client/gateway-client.js';
+import { GatewayApiError, type GatewayClient } from '../../client/gateway-client.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { formatBytes, plural } from '../format.js';
+import { printInfo } from '../output.js';
 import { ProblemsError, UserError } from '../user-error.js';
 
 /** Problems printed before the summary line; the count says how many more there are. */
@@ -35,12 +36,22 @@ export async function validateBatchFile(filePath: string, endpoint: string, clie
     try {
       problems.push(...modelProblems(checked.models, await listModels(client), endpoint as BatchEndpoint));
     } catch (error) {
+      // A key may run batches without the scope to list models: the gateway checks them per row.
+      if (error instanceof GatewayApiError && error.code === 'AUTH_1015') {
+        printInfo(`${filePath}: the models were not checked (this key may not list models: scope inference.models); the gateway checks them per row`);
+        return finish(checked.rows, bytes, problems, filePath);
+      }
       // No gateway to ask: the file's own problems are still worth reporting in this run.
       if (!(error instanceof UserError) || problems.length === 0) throw error;
       problems.push({ line: null, message: `the models were not checked (${error.message})` });
     }
   }
-  if (problems.length === 0) return { rows: checked.rows, bytes };
+  return finish(checked.rows, bytes, problems, filePath);
+}
+
+/** The file's size and request count when it has no problem; else every problem, as one user error. */
+function finish(rows: number, bytes: number, problems: InputProblem[], filePath: string): { rows: number; bytes: number } {
+  if (problems.length === 0) return { rows, bytes };
   problems.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
   const shown = problems.slice(0, SHOWN_PROBLEMS).map((problem) => problemText(filePath, problem));
   if (problems.length > SHOWN_PROBLEMS) shown.push(`… and ${plural(problems.length - SHOWN_PROBLEMS, 'more problem')}`);

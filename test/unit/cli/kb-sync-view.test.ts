@@ -29,3 +29,14 @@ describe('kb sync terminal view', () => {
     view.unmount();
   });
 });
+
+describe('kb sync terminal view: numbers for people', () => {
+  it('a slow rate is whole bytes per second, not float noise', () => {
+    let state = initialProgress('/notes', 0);
+    state = reduceProgress(state, { type: 'uploaded', path: 'a.md', bytes: 95, file_id: 'file-1', replaced: 0 }, 3910);
+    const view = render(createElement(SyncView, { progress: state }));
+    // 95 B in 3.91 s is 24.296… B/s.
+    expect(view.lastFrame()).toMatch(/95 B sent · 24 B\/s/);
+    view.unmount();
+  });
+});
