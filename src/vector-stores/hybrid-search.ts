@@ -29,9 +29,9 @@ export interface ScoredChunk {
 
 /**
  * One store's hybrid search: the HNSW index and the BM25 index each propose their best chunks;
- * every proposed chunk gets both scores (its cosine read back from the index, its BM25 from the
- * query's full lexical scoring) before they are fused, so a chunk found by one side only is not
- * penalised for the other side's cut-off. Best first.
+ * every proposed chunk gets both scores before they are fused (an ANN hit's BM25 comes from the
+ * query's full lexical scoring; a lexical hit's cosine is read back from the index), so a chunk
+ * found by one side only is not penalised for the other side's cut-off. Best first.
  */
 export async function searchStore(data: StoreData, query: StoreQuery): Promise<ScoredChunk[]> {
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
