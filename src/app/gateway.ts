@@ -3,11 +3,13 @@ import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { StorageSettlement } from '../billing/storage-settlement.js';
+import { UpstreamMcpServers } from '../mcp/upstream-servers.js';
+import { VERSION } from '../util/version.js';
 import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
-import type { Config } from '../config/load.js';
+import { describeConfigSource, type Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
 import { startControlServer } from '../control/socket-server.js';
@@ -56,14 +58,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await ensureDataDir(options.dataDir);
   const lock = await acquireLock(options.dataDir, 'igw serve');
   const cleanups: Array<() => Promise<void>> = [() => lock.release()];
+  // A start that failed (port in use…) never said "gateway started": it does not say "stopped" either.
+  let started = false;
   const cleanUp = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => logger.error('shutdown step failed', { error: String(error) }));
-    logger.info('gateway stopped', { data_dir: options.dataDir });
+    if (started) logger.info('gateway stopped', { data_dir: options.dataDir });
   };
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
-    const dataKey = await loadDataKey(options.dataDir);
+    const dataKey = await loadDataKey(options.dataDir, process.env, (hint) => logger.warn(hint));
     const store = await openStore(options.dataDir);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
@@ -73,9 +77,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
+    cleanups.push(() => files.close());
     const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
     // Before the store closes: rows in flight stop and the batch records are saved.
     cleanups.push(() => batches.close());
+    const mcpServers = new UpstreamMcpServers(options.config.mcp_servers, logger, VERSION);
+    // After the HTTP server stopped (cleanups run in reverse): local MCP servers are stopped last.
+    cleanups.push(() => mcpServers.close());
     const app: AppContext = {
       config: options.config,
       store,
@@ -91,6 +99,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       vectorStores,
       files,
       batches,
+      mcpServers,
       activity: new Activity(() => clock.now()),
     };
     await vectorStores.start(app, documentTools(app));
@@ -114,13 +123,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => control.close());
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
+    started = true;
     logger.info('gateway started', {
       url: http.url,
       data_dir: options.dataDir,
-      config: options.config.source ?? 'built-in defaults',
+      config: describeConfigSource(options.config),
       providers: Object.entries(options.config.providers).filter(([, provider]) => provider.enabled).map(([id, provider]) => `${id} (${provider.kind})`),
       models: app.catalog.activeModels().length,
     });
+    started = true;
     let closing: Promise<void> | undefined;
     return {
       url: http.url,

@@ -3,6 +3,7 @@ import type { Flavor, ModelConfig, ModelType, PlanConfig } from '../config/schem
 import { GatewayError } from '../errors/gateway-error.js';
 import { modelOffersFlavor } from '../routing/select.js';
 import { parseModelName } from '../routing/model-name.js';
+import { didYouMean } from '../util/did-you-mean.js';
 
 export interface ResolvedModel {
   id: string;
@@ -29,9 +30,13 @@ export class Catalog {
   /** Resolves a client model string for a plan; throws INFERENCE_3001 / VALIDATION_4003. */
   resolve(requested: string, plan: PlanConfig, planName: string, expectedTypes?: readonly ModelType[]): ResolvedModel {
     const name = parseModelName(requested);
-    const entry = this.activeModels().find(([id]) => id === name.id);
+    const active = this.activeModels();
+    const entry = active.find(([id]) => id === name.id);
     if (entry === undefined) {
-      throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}". List the available models with GET /v1/models (or \`igw models\`).`, { model: requested });
+      // Suggest only among the models this plan sees: an advanced model is not a hint to give.
+      const visible = active.filter(([, model]) => !model.advanced || plan.benefits.includes('advanced_models')).map(([id]) => id);
+      const suggestion = didYouMean(name.id, visible);
+      throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}".${suggestion} List the available models with GET /v1/models (or \`igw models\`).`, { model: requested });
     }
     const [id, model] = entry;
     if (name.flavor !== null && !modelOffersFlavor(model, name.flavor)) {

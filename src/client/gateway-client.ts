@@ -15,7 +15,7 @@ export class GatewayClient {
     try {
       return await fetch(`${this.baseUrl}${pathAndQuery}`, { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers }, ...(body === undefined ? {} : { body }) });
     } catch (error) {
-      throw new UserError(`no gateway answers at ${this.baseUrl} (${String((error as Error).cause ?? error)})`, 'start one with `igw serve`, or pass --base-url / set IGW_BASE_URL');
+      throw new GatewayUnreachableError(`no gateway answers at ${this.baseUrl} (${String((error as Error).cause ?? error)})`, 'start one with `igw serve`, or pass --base-url / set IGW_BASE_URL');
     }
   }
 
@@ -70,6 +70,14 @@ export class GatewayClient {
   }
 }
 
+/** Nothing answered (connection refused, reset, DNS): the gateway is down or restarting. */
+export class GatewayUnreachableError extends UserError {
+  constructor(message: string, nextStep: string) {
+    super(message, nextStep);
+    this.name = 'GatewayUnreachableError';
+  }
+}
+
 /** The gateway's error envelope as a one-line user error (code: message). */
 export class GatewayApiError extends UserError {
   constructor(
@@ -78,9 +86,22 @@ export class GatewayApiError extends UserError {
     message: string,
     readonly details: Record<string, unknown> | undefined,
   ) {
-    super(`${code ?? status}: ${message}`, code?.startsWith('AUTH_') ? 'check --api-key / IGW_API_KEY (igw keys list)' : 'see the message above');
+    super(`${code ?? status}: ${message}`, nextStepFor(code, status));
     this.name = 'GatewayApiError';
   }
+}
+
+/** What to do about a gateway refusal, by its code (the message says what went wrong). */
+export function nextStepFor(code: string | undefined, status: number): string {
+  if (code === 'AUTH_1007' || code === 'AUTH_1008') return 'check --api-key / IGW_API_KEY (igw keys list shows the keys)';
+  if (code === 'AUTH_1028' || code === 'INFERENCE_3108') return 'wait a moment and run the command again';
+  if (code?.startsWith('AUTH_') === true) return 'use a key that has this access (igw keys create --help lists --scopes and --vault)';
+  if (code?.startsWith('BILLING_') === true) return 'top up the account with igw accounts set ACCOUNT --credits N, then run the command again';
+  if (code === 'INFERENCE_3001') return 'list the models with: igw models';
+  if (code?.startsWith('INFERENCE_31') === true) return 'check the provider (the igw serve log shows the upstream failure), then run the command again';
+  if (code?.startsWith('RESOURCE_') === true) return 'check the id (each list command shows them, e.g. igw batch list)';
+  if (code?.startsWith('VALIDATION_') === true || code?.startsWith('INFERENCE_3') === true) return 'fix the request and run the command again';
+  return status >= 500 ? 'run the command again; the igw serve log has the details' : 'check the command and run it again';
 }
 
 function apiError(status: number, body: unknown): GatewayApiError {

@@ -1,6 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { closestMatch } from '../util/did-you-mean.js';
+import { knownKeysAt } from './known-keys.js';
+import { describeIssue, type IssueLike } from '../endpoints/validation/issue-text.js';
 import { configSchema, type ParsedConfig } from './schema.js';
 import { BUILTIN_LOCAL_MODELS, BUILTIN_LOCAL_PROVIDER, BUILTIN_PLANS, DEFAULT_MESSAGE_TIER_MODEL, LOCAL_PROVIDER_ID } from './defaults.js';
 
@@ -13,10 +17,15 @@ export interface ConfigIssue {
 export interface Config extends ParsedConfig {
   /** Absolute path of the file this came from; null for the built-in defaults. */
   source: string | null;
+  /** How `source` was found (set by loadConfig). */
+  found_by?: ConfigFoundBy;
   message_tiers: Record<string, string>;
 }
 
 export class ConfigError extends Error {
+  /** How the file was found (set by loadConfig), so a report can say why this file was read. */
+  foundBy: ConfigFoundBy | undefined;
+
   constructor(
     readonly source: string | null,
     readonly issues: ConfigIssue[],
@@ -36,16 +45,53 @@ export function formatJsonPath(segments: ReadonlyArray<PropertyKey>): string {
   return result;
 }
 
-/** Picks the config file: explicit flag/env path wins, else ./igw.config.json when present, else none. */
-export async function resolveConfigPath(explicit: string | undefined, cwd: string): Promise<string | null> {
-  if (explicit !== undefined && explicit !== '') return path.resolve(cwd, explicit);
-  const candidate = path.join(cwd, 'igw.config.json');
-  try {
-    await readFile(candidate, { flag: 'r' });
-    return candidate;
-  } catch {
-    return null;
+/** ` (did you mean "port"?)` after an unknown name in a config problem, or ''. */
+function suggestion(typed: string, known: Iterable<string>): string {
+  const match = closestMatch(typed, known);
+  return match === undefined ? '' : ` (did you mean "${match}"?)`;
+}
+
+/** Where the config file came from, as `igw serve` and `igw config check` report it (DESIGN §1). */
+export type ConfigFoundBy = '--config' | 'IGW_CONFIG' | './igw.config.json' | '$XDG_CONFIG_HOME/igw/config.json' | '~/.config/igw/config.json';
+
+export interface ConfigLocation {
+  path: string;
+  foundBy: ConfigFoundBy;
+}
+
+/**
+ * Picks the config file (DESIGN §1): `--config`, then `IGW_CONFIG`, then `./igw.config.json`,
+ * then `$XDG_CONFIG_HOME/igw/config.json` (else `~/.config/igw/config.json`); null means the
+ * built-in defaults. An explicit path is returned even when missing (reading it reports that).
+ */
+export async function resolveConfigPath(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): Promise<ConfigLocation | null> {
+  if (flag !== undefined && flag !== '') return { path: path.resolve(cwd, flag), foundBy: '--config' };
+  const fromEnv = env['IGW_CONFIG'];
+  if (fromEnv !== undefined && fromEnv !== '') return { path: path.resolve(cwd, fromEnv), foundBy: 'IGW_CONFIG' };
+  const xdg = env['XDG_CONFIG_HOME'];
+  // The XDG spec ignores a relative XDG_CONFIG_HOME.
+  const userConfig: ConfigLocation =
+    xdg !== undefined && path.isAbsolute(xdg)
+      ? { path: path.join(xdg, 'igw', 'config.json'), foundBy: '$XDG_CONFIG_HOME/igw/config.json' }
+      : { path: path.join(env['HOME'] || homedir(), '.config', 'igw', 'config.json'), foundBy: '~/.config/igw/config.json' };
+  for (const candidate of [{ path: path.join(cwd, 'igw.config.json'), foundBy: './igw.config.json' } as const, userConfig]) {
+    if (await isFile(candidate.path)) return candidate;
   }
+  return null;
+}
+
+async function isFile(candidate: string): Promise<boolean> {
+  try {
+    return (await stat(candidate)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** "/home/me/.config/igw/config.json (found by $XDG_CONFIG_HOME/igw/config.json)": what serve and config check print. */
+export function describeConfigSource(config: Pick<Config, 'source' | 'found_by'>): string {
+  if (config.source === null) return 'no config file (built-in defaults)';
+  return config.found_by === undefined ? config.source : `${config.source} (from ${config.found_by})`;
 }
 
 /** Replaces "${NAME}" in every string with the environment variable; a missing one is an issue. */
@@ -93,8 +139,12 @@ export function buildConfig(raw: unknown, source: string | null, env: NodeJS.Pro
     for (const issue of parsed.error.issues) {
       // zod reports unknown keys on their parent object; name each key itself.
       if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) issues.push({ path: formatJsonPath([...issue.path, key]), message: `unknown key "${key}"` });
-      } else issues.push({ path: formatJsonPath(issue.path), message: issue.message });
+        const known = knownKeysAt(configSchema, issue.path);
+        for (const key of issue.keys) issues.push({ path: formatJsonPath([...issue.path, key]), message: `unknown key "${key}"${suggestion(key, known)}` });
+      } else {
+        const described = describeIssue(issue as IssueLike, interpolated);
+        issues.push({ path: formatJsonPath(described.path), message: described.text });
+      }
     }
   }
   issues.push(...referenceIssues(interpolated));
@@ -156,18 +206,18 @@ function referenceIssues(raw: unknown): ConfigIssue[] {
     (Array.isArray(routes) ? routes : []).forEach((route, index) => {
       const provider = asRecord(route)['provider'];
       if (typeof provider === 'string' && !providerIds.has(provider)) {
-        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${provider}" (define it under "providers")` });
+        issues.push({ path: formatJsonPath(['models', modelId, 'routes', index, 'provider']), message: `unknown provider "${provider}"${suggestion(provider, providerIds)} (define it under "providers")` });
       }
     });
   }
   const plans = new Set([...Object.keys(BUILTIN_PLANS), ...Object.keys(asRecord(root['plans']))]);
   const defaultPlan = root['default_plan'];
   if (typeof defaultPlan === 'string' && !plans.has(defaultPlan)) {
-    issues.push({ path: '$.default_plan', message: `unknown plan "${defaultPlan}" (define it under "plans")` });
+    issues.push({ path: '$.default_plan', message: `unknown plan "${defaultPlan}"${suggestion(defaultPlan, plans)} (define it under "plans")` });
   }
   // Default tiers point at the first chat model (or none): only tiers the user wrote are checked.
   for (const [tier, modelId] of Object.entries(asRecord(root['message_tiers']))) {
-    if (typeof modelId === 'string' && models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"` });
+    if (typeof modelId === 'string' && models[modelId] === undefined) issues.push({ path: formatJsonPath(['message_tiers', tier]), message: `unknown model "${modelId}"${suggestion(modelId, Object.keys(models))}` });
   }
   const embeddingId = asRecord(root['vector_stores'])['embedding_model'];
   if (typeof embeddingId === 'string') {
@@ -183,16 +233,20 @@ function referenceIssues(raw: unknown): ConfigIssue[] {
   return issues;
 }
 
-/** flag > env > ./igw.config.json > built-in defaults. */
+/** --config > IGW_CONFIG > ./igw.config.json > $XDG_CONFIG_HOME/igw/config.json > built-in defaults. */
 export async function loadConfig(options: { configPath?: string | undefined; env: NodeJS.ProcessEnv; cwd: string }): Promise<Config> {
-  const explicit = options.configPath ?? options.env['IGW_CONFIG'];
-  const source = await resolveConfigPath(explicit, options.cwd);
-  if (source === null) return buildConfig({}, null, options.env);
+  const location = await resolveConfigPath(options.configPath, options.env, options.cwd);
+  if (location === null) return buildConfig({}, null, options.env);
   let text: string;
   try {
-    text = await readFile(source, 'utf8');
+    text = await readFile(location.path, 'utf8');
   } catch (error) {
-    throw new ConfigError(source, [{ path: '$', message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}); check --config / IGW_CONFIG` }]);
+    throw new ConfigError(location.path, [{ path: '$', message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}); check ${location.foundBy}` }]);
   }
-  return parseConfigText(text, source, options.env);
+  try {
+    return { ...parseConfigText(text, location.path, options.env), found_by: location.foundBy };
+  } catch (error) {
+    if (error instanceof ConfigError) error.foundBy = location.foundBy;
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt } from 'node:crypto';
-import { chmod, link, open, readFile, stat, unlink } from 'node:fs/promises';
+import { chmod, link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { seal, unseal } from './sealed.js';
 
@@ -9,16 +9,30 @@ const KEY_FILE = 'vault.key';
 /** A value sealed under the data key: a different key later is caught at start, not on a read. */
 const CHECK_FILE = 'vault.check';
 const CHECK_TEXT = 'igw data key check v1';
-/** IGW_VAULT_KEY may also be a passphrase (at least this long), stretched with scrypt. */
+/** IGW_DATA_KEY may also be a passphrase (at least this long), stretched with scrypt. */
 const MIN_PASSPHRASE_LENGTH = 8;
 
-/** The data key is missing, malformed or unreadable; the message says how to fix it. */
+/** The data key is missing, malformed or unreadable; the message says what is wrong, nextStep how to fix it. */
 export class DataKeyError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly nextStep = 'set IGW_DATA_KEY to the key this data dir was first started with, or unset it to use <data dir>/vault.key',
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'DataKeyError';
   }
 }
+
+/** The data-at-rest key's variable (DESIGN §4). */
+export const DATA_KEY_ENV = 'IGW_DATA_KEY';
+/** Its name before IGW_VAULT_KEY became only the blueprint vault key: data dirs keyed through it still open. */
+const LEGACY_DATA_KEY_ENV = 'IGW_VAULT_KEY';
+/**
+ * Which variable a data dir keyed from the environment was keyed through. Absent while the check
+ * file exists and vault.key does not: the dir was keyed through the old name.
+ */
+const SOURCE_FILE = 'data-key.source';
 
 /**
  * Decodes a key given as 64 hex characters or as base64/base64url of 32 bytes. Anything else is
@@ -31,42 +45,89 @@ export function parseDataKey(text: string, source: string): Buffer {
     const decoded = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (decoded.length === DATA_KEY_BYTES) return decoded;
   }
-  throw new DataKeyError(`${source} is not a 32-byte key: give 64 hex characters or 44 base64 characters (e.g. \`openssl rand -hex 32\`).`);
+  throw new DataKeyError(`${source} is not a 32-byte key`, 'give 64 hex characters or 44 base64 characters (e.g. `openssl rand -hex 32`)');
 }
 
 /** A key (hex/base64 of 32 bytes) as is; any other value of 8+ characters as a passphrase (scrypt). */
-async function keyFromEnvironment(value: string): Promise<Buffer> {
+async function keyFromEnvironment(value: string, name: string): Promise<Buffer> {
   try {
-    return parseDataKey(value, 'IGW_VAULT_KEY');
+    return parseDataKey(value, name);
   } catch (error) {
     if (value.length < MIN_PASSPHRASE_LENGTH) {
-      throw new DataKeyError(`IGW_VAULT_KEY is neither a 32-byte key (64 hex characters, e.g. \`openssl rand -hex 32\`) nor a passphrase of at least ${MIN_PASSPHRASE_LENGTH} characters.`, { cause: error });
+      throw new DataKeyError(`${name} is neither a 32-byte key (64 hex characters, e.g. \`openssl rand -hex 32\`) nor a passphrase of at least ${MIN_PASSPHRASE_LENGTH} characters`, `set ${name} to such a value`, { cause: error });
     }
-    // A fixed salt: the same passphrase must give the same key on every start.
+    // A fixed salt: the same passphrase must give the same key on every start (and under either name).
     return new Promise((resolve, reject) => scrypt(value, 'igw data key v1', 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }, (failure, key) => (failure ? reject(failure) : resolve(key))));
   }
 }
 
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 /**
- * The key that encrypts stored contents at rest (DESIGN §4): from IGW_VAULT_KEY when set, else
+ * The key that encrypts stored contents at rest (DESIGN §4): from IGW_DATA_KEY when set, else
  * `<dataDir>/vault.key` (64 hex characters, mode 0600), created on first use. The file is written
  * to a temp name and hard-linked into place, so two processes starting at once agree on one key
- * and a crash never leaves a half-written key behind.
+ * and a crash never leaves a half-written key behind. IGW_VAULT_KEY is never read here (it is the
+ * blueprint vault key); a data dir first keyed through it opens with the same value in
+ * IGW_DATA_KEY, and `notice` gets a one-line hint the first time.
  */
-export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
-  const fromEnv = env['IGW_VAULT_KEY'];
-  const fromEnvironment = fromEnv !== undefined && fromEnv.trim() !== '';
-  const key = fromEnvironment ? await keyFromEnvironment(fromEnv) : await keyFromFile(dataDir);
-  await checkKey(dataDir, key, fromEnvironment ? 'IGW_VAULT_KEY' : path.join(dataDir, KEY_FILE));
+export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = process.env, notice: (hint: string) => void = () => undefined): Promise<Buffer> {
+  const checkPath = path.join(dataDir, CHECK_FILE);
+  const sourcePath = path.join(dataDir, SOURCE_FILE);
+  const keyedBefore = await exists(checkPath);
+  // Keyed from the environment: a check value but no key file of its own.
+  const keyedFromEnvironment = keyedBefore && !(await exists(path.join(dataDir, KEY_FILE)));
+  const keyedThroughOldName = keyedFromEnvironment && !(await exists(sourcePath));
+  const fromEnv = env[DATA_KEY_ENV];
+  if (fromEnv !== undefined && fromEnv.trim() !== '') {
+    const key = await keyFromEnvironment(fromEnv, DATA_KEY_ENV);
+    await checkKey(dataDir, key, DATA_KEY_ENV, keyedFromEnvironment);
+    if (!keyedBefore || keyedThroughOldName) await writeFile(sourcePath, `${DATA_KEY_ENV}\n`, { mode: 0o600 });
+    if (keyedThroughOldName) {
+      notice(`this data dir was first keyed through ${LEGACY_DATA_KEY_ENV}; it opens with the same value in ${DATA_KEY_ENV} from now on, and ${LEGACY_DATA_KEY_ENV} is only the blueprint vault key`);
+    }
+    return key;
+  }
+  if (keyedFromEnvironment) {
+    // A new vault.key could never read what is stored: say which variable to set instead.
+    const legacy = env[LEGACY_DATA_KEY_ENV];
+    const legacyFits = keyedThroughOldName && legacy !== undefined && legacy.trim() !== '' && (await unlocks(dataDir, legacy));
+    throw new DataKeyError(
+      keyedThroughOldName
+        ? `${dataDir} was first started with its data key in ${LEGACY_DATA_KEY_ENV}, which is now only the blueprint vault key`
+        : `${dataDir} was first started with its data key in ${DATA_KEY_ENV}, which is not set`,
+      legacyFits ? `${DATA_KEY_ENV} is its name now: export ${DATA_KEY_ENV}="$${LEGACY_DATA_KEY_ENV}"` : `set ${DATA_KEY_ENV} to the key it was first started with`,
+    );
+  }
+  const key = await keyFromFile(dataDir);
+  await checkKey(dataDir, key, path.join(dataDir, KEY_FILE), false);
   return key;
+}
+
+/** Whether an environment value (key or passphrase) opens this data dir's check value. */
+async function unlocks(dataDir: string, value: string): Promise<boolean> {
+  try {
+    const key = await keyFromEnvironment(value, LEGACY_DATA_KEY_ENV);
+    return unseal(key, await readFile(path.join(dataDir, CHECK_FILE)), CHECK_FILE).toString('utf8') === CHECK_TEXT;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The first key a data dir is used with seals a check value; a later start with another key
- * (IGW_VAULT_KEY set or changed, vault.key replaced) is refused at once instead of failing on
+ * (IGW_DATA_KEY set or changed, vault.key replaced) is refused at once instead of failing on
  * every stored file.
  */
-async function checkKey(dataDir: string, key: Buffer, source: string): Promise<void> {
+async function checkKey(dataDir: string, key: Buffer, source: string, keyedFromEnvironment: boolean): Promise<void> {
   const checkPath = path.join(dataDir, CHECK_FILE);
   let sealed: Buffer | undefined;
   try {
@@ -100,8 +161,12 @@ async function checkKey(dataDir: string, key: Buffer, source: string): Promise<v
     // mismatch: reported below
   }
   throw new DataKeyError(
-    `the data key from ${source} is not the one ${dataDir} was first used with, so its stored files could not be read` +
-      (source === 'IGW_VAULT_KEY' ? ' (unset IGW_VAULT_KEY to use the data dir\'s own vault.key)' : ' (set IGW_VAULT_KEY to the key it was used with)'),
+    `the data key from ${source} is not the one ${dataDir} was first started with, so its stored files could not be read`,
+    source === DATA_KEY_ENV
+      ? keyedFromEnvironment
+        ? `set ${DATA_KEY_ENV} to the key it was first started with`
+        : `unset ${DATA_KEY_ENV} to use the data dir's own vault.key`
+      : `set ${DATA_KEY_ENV} to the key it was first started with`,
   );
 }
 
@@ -126,7 +191,7 @@ async function keyFromFile(dataDir: string): Promise<Buffer> {
     await unlink(temporary).catch(() => undefined);
   }
   const created = await readKeyFile(keyPath);
-  if (!created) throw new DataKeyError(`${keyPath} could not be created.`);
+  if (!created) throw new DataKeyError(`${keyPath} could not be created`, 'check that the data dir is writable');
   return created;
 }
 
@@ -136,7 +201,7 @@ async function readKeyFile(keyPath: string): Promise<Buffer | undefined> {
     text = await readFile(keyPath, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new DataKeyError(`${keyPath} is not readable (${(error as Error).message}).`, { cause: error });
+    throw new DataKeyError(`${keyPath} is not readable (${(error as Error).message})`, 'check its owner and permissions (it must be readable by you, mode 0600)', { cause: error });
   }
   const key = parseDataKey(text, keyPath);
   // Someone loosened the permissions: tighten them again (the key guards every stored byte).

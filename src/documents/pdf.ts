@@ -8,6 +8,19 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
  * text items become lines in reading order (pdf-layout.ts); pages are separated by a blank line.
  */
 export async function extractPdf(input: DocumentInput): Promise<ExtractedDocument> {
+  const { pages, title } = await extractPdfPages(input);
+  const text = pages.filter((page) => page !== '').join('\n\n');
+  return title === undefined ? { text, format: 'pdf' } : { text, format: 'pdf', title };
+}
+
+export interface PdfPages {
+  /** One entry per physical page, in order; '' for a page without text. */
+  pages: string[];
+  title?: string;
+}
+
+/** The text of each page (POST /v1/documents/convert answers page by page). */
+export async function extractPdfPages(input: DocumentInput): Promise<PdfPages> {
   const { getDocumentProxy, extractTextItems, getMeta } = await import('unpdf');
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
@@ -19,13 +32,12 @@ export async function extractPdf(input: DocumentInput): Promise<ExtractedDocumen
   }
   try {
     const { items } = await extractTextItems(pdf);
-    const pages = items.map((page) => layoutPageText(page as LayoutItem[])).filter((text) => text !== '');
-    if (pages.length === 0) {
+    const pages = items.map((page) => layoutPageText(page as LayoutItem[]));
+    if (pages.every((text) => text === '')) {
       throw new DocumentError('invalid_file', `"${input.filename}" has no text layer (a scanned PDF?); igw does not run OCR: send a PDF with selectable text or the text itself.`);
     }
     const title = await metadataTitle(getMeta, pdf);
-    const text = pages.join('\n\n');
-    return title === undefined ? { text, format: 'pdf' } : { text, format: 'pdf', title };
+    return title === undefined ? { pages } : { pages, title };
   } catch (error) {
     if (error instanceof DocumentError) throw error;
     throw new DocumentError('invalid_file', `"${input.filename}" could not be read as a PDF (${(error as Error).message}).`, { cause: error });

@@ -1,5 +1,6 @@
 import type { Flavor } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { didYouMean } from '../util/did-you-mean.js';
 
 export const FLAVORS: readonly Flavor[] = ['eco', 'free', 'speed', 'batch'];
 
@@ -17,7 +18,8 @@ export function parseModelName(requested: string): ModelName {
   if (colon === -1) return { id: requested, flavor: null, requested };
   const suffix = requested.slice(colon + 1);
   if (!(FLAVORS as readonly string[]).includes(suffix)) {
-    throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}": "${suffix}" is not a flavor (valid: ${FLAVORS.map((flavor) => `:${flavor}`).join(' ')}).`, {
+    const flavors = FLAVORS.map((flavor) => `:${flavor}`);
+    throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}": "${suffix}" is not a flavor (valid: ${flavors.join(' ')}).${didYouMean(`:${suffix}`, flavors)}`, {
       model: requested,
     });
   }

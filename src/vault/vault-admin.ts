@@ -2,6 +2,7 @@ import { AdminError } from '../admin/admin-error.js';
 import { ensureAccount } from '../admin/accounts-admin.js';
 import { blueprintSchema, skillSchema } from '../blueprints/documents.js';
 import { fieldPath } from '../endpoints/validation/parse.js';
+import { describeIssue, type IssueLike } from '../endpoints/validation/issue-text.js';
 import type { Config } from '../config/load.js';
 import type { Store } from '../store/store.js';
 import { VaultError, type UnlockedVault, type VaultKind } from './vault.js';
@@ -56,9 +57,9 @@ export async function createVaultItem(store: Store, config: Config, args: VaultA
   const schema = args.kind === 'blueprint' ? blueprintSchema : skillSchema;
   const parsed = schema.safeParse(args.document);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = describeIssue(parsed.error.issues[0]! as IssueLike, args.document);
     const where = fieldPath(issue.path);
-    throw new AdminError(`invalid ${args.kind}${where === '' ? '' : ` at "${where}"`}: ${issue.message}`, `fix the file (the format is schemas/${args.kind}.schema.json, see README "Blueprints and skills")`);
+    throw new AdminError(`invalid ${args.kind}${where === '' ? '' : ` at "${where}"`}: ${issue.text}`, `fix the file (the format is schemas/${args.kind}.schema.json, see README "Blueprints and skills")`);
   }
   const { vault, account } = await unlock(store, config, args, true);
   return view(args.kind, account, await vault.put(args.kind, parsed.data));

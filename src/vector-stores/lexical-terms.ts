@@ -16,7 +16,7 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-/** Longer runs are hashes, base64 or minified code: not words anyone searches for. */
+/** Longer runs are hashes, base64 or minified code: not words anyone searches for. Single letters ("s" of "person's") go too. */
 const MAX_TERM_LENGTH = 40;
 
 /**
@@ -27,7 +27,7 @@ const MAX_TERM_LENGTH = 40;
 export function lexicalTerms(text: string): string[] {
   const terms: string[] = [];
   for (const word of wordTokens(text)) {
-    if (word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word)) continue;
+    if (word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word) || /^[a-z]$/.test(word)) continue;
     terms.push(/^[a-z]+$/.test(word) ? stemmer(word) : word);
   }
   return terms;

@@ -1,76 +1,38 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBatchCli } from '../helpers/batch-cli.js';
 import { chatLine, chatLines } from '../helpers/batches.js';
-import { cleanupAll, igw, igwJson, makeSandbox, startServer, type RunningServer, type Sandbox } from '../helpers/cli.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { upstreamConfig } from '../helpers/gateway.js';
+import { igw, igwJson, startServer } from '../helpers/cli.js';
 
-let sandbox: Sandbox;
-let upstream: FakeUpstream | undefined;
-beforeEach(async () => {
-  sandbox = await makeSandbox();
-});
-afterEach(async () => {
-  await cleanupAll();
-  await upstream?.close();
-  upstream = undefined;
-});
-
-/** Writes igw.config.json with a slow OpenAI-compatible upstream serving model "up-chat". */
-async function slowUpstreamConfig(delayMs: number, concurrency: number): Promise<FakeUpstream> {
-  const fake = await startFakeUpstream(async (request) => {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return {
-      json: {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion',
-        created: 1,
-        model: 'real-model-1',
-        choices: [{ index: 0, message: { role: 'assistant', content: `echo ${String(request.body?.messages?.at(-1)?.content)}` }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-      },
-    };
-  });
-  await writeFile(path.join(sandbox.cwd, 'igw.config.json'), JSON.stringify({ ...upstreamConfig(fake.url), batches: { concurrency, max_requests_per_file: 50_000 } }));
-  upstream = fake;
-  return fake;
-}
-
-async function serve(): Promise<{ server: RunningServer; env: Record<string, string> }> {
-  const key = (await igwJson<{ key: string }>(sandbox, ['keys', 'create', '--json'])).key;
-  const server = await startServer(sandbox);
-  return { server, env: { IGW_BASE_URL: server.url, IGW_API_KEY: key, IGW_BATCH_POLL_MS: '100' } };
-}
-
-async function input(name: string, text: string): Promise<string> {
-  const file = path.join(sandbox.cwd, name);
-  await writeFile(file, text);
-  return file;
-}
+const cli = useBatchCli();
+const slowUpstreamConfig = cli.upstream;
+const serve = cli.serve;
+const input = cli.input;
 
 const jsonlOf = (text: string) => text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
 
 describe('igw batch', () => {
-  it('submit --wait --output --json: exit 0, the batch on stdout, one line per row in the output file', async () => {
+  it('submit --wait --output --json: the batch on stdout, one line per row in the output file, the errored row in the error file (exit 3)', async () => {
+    await slowUpstreamConfig(0, 4);
     const { env } = await serve();
-    const file = await input('in.jsonl', `${chatLines(20)}\n${chatLine('bad-model', 'x', 'no-such-model')}\n`);
-    const out = path.join(sandbox.cwd, 'out.jsonl');
-    const errors = path.join(sandbox.cwd, 'errors.jsonl');
-    const result = await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions', '--metadata', 'team=search', '--wait', '--output', out, '--errors', errors, '--json'], { env, timeoutMs: 30_000 });
-    expect(result.exitCode).toBe(0);
+    const file = await input('in.jsonl', `${chatLines(20, 'up-chat')}\n${chatLine('bad-row', 'fail', 'up-chat')}\n`);
+    const out = path.join(cli.sandbox.cwd, 'out.jsonl');
+    const errors = path.join(cli.sandbox.cwd, 'errors.jsonl');
+    const result = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions', '--metadata', 'team=search', '--wait', '--output', out, '--errors', errors, '--json'], { env, timeoutMs: 30_000 });
+    expect(result.exitCode).toBe(3);
     const batch = JSON.parse(result.stdout);
     expect(batch).toMatchObject({ status: 'succeeded', metadata: { team: 'search' }, request_counts: { succeeded: 20, errored: 1, total: 21 }, saved: { output: out, errors } });
     expect(jsonlOf(await readFile(out, 'utf8'))).toHaveLength(20);
-    expect(jsonlOf(await readFile(errors, 'utf8'))).toEqual([expect.objectContaining({ custom_id: 'bad-model', response: null })]);
+    expect(jsonlOf(await readFile(errors, 'utf8'))).toEqual([expect.objectContaining({ custom_id: 'bad-row', response: null })]);
   }, 40_000);
 
   it('without a TTY, progress is one plain line per change on stderr; the summary on stdout', async () => {
     const { env } = await serve();
     const file = await input('in.jsonl', chatLines(10));
-    const result = await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions', '--wait'], { env, timeoutMs: 30_000 });
+    const result = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions', '--wait'], { env, timeoutMs: 30_000 });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^batch_\S+ succeeded: 10 succeeded, 0 errored of 10$/);
+    expect(result.stdout).toMatch(/^batch_\S+ succeeded: 10 succeeded, 0 errored of 10 rows$/);
     const lines = result.stderr.split('\n').filter((line) => line.startsWith('batch_'));
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines.at(-1)).toMatch(/^batch_\S+ succeeded 10\/10 \(100%\) succeeded=10 errored=0 rows\/s=\S+ eta=\S+$/);
@@ -80,19 +42,19 @@ describe('igw batch', () => {
   it('submit without --wait prints the id; get, list, wait and results work on it', async () => {
     const { env } = await serve();
     const file = await input('in.jsonl', chatLines(3));
-    const submitted = await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env });
+    const submitted = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env });
     expect(submitted.exitCode).toBe(0);
     const id = submitted.stdout.trim();
     expect(id).toMatch(/^batch_\w+$/);
-    const waited = await igw(sandbox, ['batch', 'wait', id, '--json'], { env, timeoutMs: 30_000 });
+    const waited = await igw(cli.sandbox, ['batch', 'wait', id, '--json'], { env, timeoutMs: 30_000 });
     expect(waited.exitCode).toBe(0);
     expect(JSON.parse(waited.stdout).status).toBe('succeeded');
-    expect((await igwJson<{ id: string }>(sandbox, ['batch', 'get', id, '--json'], { env })).id).toBe(id);
-    const list = await igwJson<{ data: Array<{ id: string }> }>(sandbox, ['batch', 'list', '--json'], { env });
+    expect((await igwJson<{ id: string }>(cli.sandbox, ['batch', 'get', id, '--json'], { env })).id).toBe(id);
+    const list = await igwJson<{ data: Array<{ id: string }> }>(cli.sandbox, ['batch', 'list', '--json'], { env });
     expect(list.data.map((entry) => entry.id)).toContain(id);
-    const table = await igw(sandbox, ['batch', 'list'], { env });
+    const table = await igw(cli.sandbox, ['batch', 'list'], { env });
     expect(table.stdout).toMatch(new RegExp(`${id}\\s+succeeded\\s+/v1/chat/completions\\s+3/3`));
-    const results = await igw(sandbox, ['batch', 'results', id], { env });
+    const results = await igw(cli.sandbox, ['batch', 'results', id], { env });
     expect(results.exitCode).toBe(0);
     expect(jsonlOf(results.stdout).map((line) => line.custom_id).sort()).toEqual(['row-0', 'row-1', 'row-2']);
   }, 40_000);
@@ -100,7 +62,7 @@ describe('igw batch', () => {
   it('an invalid file is refused before upload, with FILE:LINE', async () => {
     const { server, env } = await serve();
     const file = await input('bad.jsonl', `${chatLine('a', 'x')}\n{"custom_id": \n`);
-    const result = await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env });
+    const result = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`${file}:2: `);
@@ -108,10 +70,10 @@ describe('igw batch', () => {
     const files = await fetch(`${server.url}/v1/files`, { headers: { authorization: `Bearer ${env['IGW_API_KEY']}` } }).then((response) => response.json() as Promise<{ data: unknown[] }>);
     expect(files.data).toEqual([]);
     const duplicate = await input('dup.jsonl', `${chatLine('a', 'x')}\n${chatLine('a', 'y')}\n`);
-    const refused = await igw(sandbox, ['batch', 'submit', duplicate, '--endpoint', '/v1/chat/completions'], { env });
+    const refused = await igw(cli.sandbox, ['batch', 'submit', duplicate, '--endpoint', '/v1/chat/completions'], { env });
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain(`${duplicate}:2: `);
-    const wrongEndpoint = await igw(sandbox, ['batch', 'submit', duplicate, '--endpoint', '/v1/rerank'], { env });
+    const wrongEndpoint = await igw(cli.sandbox, ['batch', 'submit', duplicate, '--endpoint', '/v1/rerank'], { env });
     expect(wrongEndpoint.exitCode).toBe(1);
     expect(wrongEndpoint.stderr).toMatch(/unsupported batch endpoint/);
   }, 40_000);
@@ -120,12 +82,12 @@ describe('igw batch', () => {
     await slowUpstreamConfig(100, 1);
     const { env } = await serve();
     const file = await input('in.jsonl', chatLines(40, 'up-chat'));
-    const id = (await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env })).stdout.trim();
+    const id = (await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env })).stdout.trim();
     await waitUntilDone(env, id, 2);
-    const cancelled = await igwJson<{ status: string }>(sandbox, ['batch', 'cancel', id, '--json'], { env });
+    const cancelled = await igwJson<{ status: string }>(cli.sandbox, ['batch', 'cancel', id, '--json'], { env });
     expect(['cancelling', 'cancelled']).toContain(cancelled.status);
-    const out = path.join(sandbox.cwd, 'out.jsonl');
-    const waited = await igw(sandbox, ['batch', 'wait', id, '--output', out], { env, timeoutMs: 30_000 });
+    const out = path.join(cli.sandbox.cwd, 'out.jsonl');
+    const waited = await igw(cli.sandbox, ['batch', 'wait', id, '--output', out], { env, timeoutMs: 30_000 });
     expect(waited.exitCode).toBe(5);
     expect(waited.stdout).toMatch(/cancelled/);
     expect(jsonlOf(await readFile(out, 'utf8')).length).toBeGreaterThanOrEqual(2);
@@ -137,12 +99,12 @@ describe('igw batch', () => {
     const fake = await slowUpstreamConfig(60, concurrency);
     const { server, env } = await serve();
     const file = await input('in.jsonl', chatLines(rows, 'up-chat'));
-    const id = (await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env })).stdout.trim();
+    const id = (await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env })).stdout.trim();
     await waitUntilDone(env, id, 8);
     await server.stop('SIGKILL');
-    const restarted = await startServer(sandbox);
-    const out = path.join(sandbox.cwd, 'out.jsonl');
-    const waited = await igw(sandbox, ['batch', 'wait', id, '--output', out, '--json'], { env: { ...env, IGW_BASE_URL: restarted.url }, timeoutMs: 30_000 });
+    const restarted = await startServer(cli.sandbox);
+    const out = path.join(cli.sandbox.cwd, 'out.jsonl');
+    const waited = await igw(cli.sandbox, ['batch', 'wait', id, '--output', out, '--json'], { env: { ...env, IGW_BASE_URL: restarted.url }, timeoutMs: 30_000 });
     expect(waited.exitCode).toBe(0);
     const lines = jsonlOf(await readFile(out, 'utf8'));
     expect(new Set(lines.map((line) => line.custom_id)).size).toBe(rows);
@@ -160,7 +122,7 @@ describe('igw batch', () => {
 
   it('exit code 1 and a next step when no gateway answers', async () => {
     const file = await input('in.jsonl', chatLines(1));
-    const result = await igw(sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env: { IGW_BASE_URL: 'http://127.0.0.1:9', IGW_API_KEY: 'sk-svc-x' } });
+    const result = await igw(cli.sandbox, ['batch', 'submit', file, '--endpoint', '/v1/chat/completions'], { env: { IGW_BASE_URL: 'http://127.0.0.1:9', IGW_API_KEY: 'sk-svc-x' } });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/no gateway answers/);
   });

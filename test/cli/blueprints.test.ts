@@ -73,11 +73,45 @@ describe('without a server (direct on the data dir)', () => {
     expect(result.stderr).toMatch(/wrong vault key for account "default"/);
   });
 
-  it('an invalid document names the problem and its place', async () => {
+  it('an invalid document names the problem, its line and its field', async () => {
     await writeFile(blueprintFile, JSON.stringify({ name: 'x', system: 'Hi {{nobody}}' }));
     const result = await igw(sandbox, ['blueprints', 'create', blueprintFile], { env: VAULT });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/invalid blueprint at "system": placeholder \{\{nobody\}\} is not declared/);
+    expect(result.stderr).toMatch(new RegExp(`${blueprintFile}:1: system: placeholder \\{\\{nobody\\}\\} is not declared`));
+  });
+
+  it('every problem of a document in one run, each with its line, before any vault key is asked for', async () => {
+    const document = {
+      name: '',
+      system: 'Hi',
+      variables: { who: { required: 'yes' } },
+      overrides: [{ words: ['ping'] }, { pattern: 'x', reply: 'y', max_match_chars: 'ten' }],
+      temperature_typo: 1,
+    };
+    await writeFile(blueprintFile, JSON.stringify(document, null, 2));
+    // No IGW_VAULT_KEY: the local check comes first.
+    const result = await igw(sandbox, ['blueprints', 'create', blueprintFile]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    const problems = result.stderr.trim().split('\n').slice(0, -1);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `${blueprintFile}:2: name must not be empty`,
+        `${blueprintFile}:6: variables.who.required must be true or false, not a string`,
+        `${blueprintFile}:10: overrides[0].reply is required`,
+        `${blueprintFile}:18: overrides[1].max_match_chars must be a number, not a string`,
+      ]),
+    );
+    expect(problems).toContain(`${blueprintFile}:21: temperature_typo is not a known field`);
+    expect(result.stderr).not.toMatch(/Invalid input|no vault key/);
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^igw: ${problems.length} problems in blueprint ${blueprintFile}; fix them`));
+  });
+
+  it('a file that is not JSON is reported with its line', async () => {
+    await writeFile(skillFile, '{\n  "name": "weather",\n  "instructions": "x",,\n}\n');
+    const result = await igw(sandbox, ['skills', 'create', skillFile], { env: VAULT });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`${skillFile}:3: not valid JSON`));
   });
 
   it('a short vault key cannot start a vault', async () => {

@@ -68,13 +68,13 @@ describe('igw config check', () => {
     expect(result.stdout).toContain(path.join(sandbox.cwd, 'igw.config.json'));
     const json = await igw(sandbox, ['config', 'check', '--json']);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ ok: true, source: path.join(sandbox.cwd, 'igw.config.json'), issues: [] });
+    expect(JSON.parse(json.stdout)).toEqual({ ok: true, source: path.join(sandbox.cwd, 'igw.config.json'), found_by: './igw.config.json', issues: [] });
   });
 
   it('with no config file reports the built-in defaults', async () => {
     const result = await igw(sandbox, ['config', 'check', '--json']);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ ok: true, source: null, issues: [] });
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, source: null, found_by: null, issues: [] });
   });
 
   it('reports an unknown key at its own JSON path ($.server.prot)', async () => {
@@ -182,5 +182,9 @@ describe('igw config check', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('$.server.port');
     expect(result.stderr).toContain('igw config check');
+    // Each problem on its own line, then one sentence with the next step.
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toBe('$.server.port: must be a number, not a string');
+    expect(lines.at(-1)).toMatch(/^igw: 1 problem in \S+igw\.config\.json; fix them and run the command again/);
   });
 });

@@ -27,7 +27,12 @@ export interface Sandbox {
   dataDir: string;
   /** cwd for every command (empty: no ./igw.config.json). */
   cwd: string;
-  /** The base environment (no IGW_* except IGW_DATA_DIR). */
+  /** HOME of every command (empty: no ~/.config/igw/config.json). */
+  home: string;
+  /**
+   * The base environment (no IGW_* except IGW_DATA_DIR). HOME is a folder of the sandbox and no
+   * XDG_* variable is passed, so a real user config (~/.config/igw/config.json) is never read.
+   */
   env: Record<string, string>;
   cleanup(): Promise<void>;
 }
@@ -40,17 +45,21 @@ export async function makeSandbox(): Promise<Sandbox> {
   const cwd = path.join(root, 'work');
   await mkdir(cwd);
   const dataDir = path.join(root, 'data');
+  const home = path.join(root, 'home');
+  await mkdir(home);
   const env: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT']) {
+  for (const name of ['PATH', 'TMPDIR', 'LANG', 'SYSTEMROOT']) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
+  env['HOME'] = home;
   env['IGW_DATA_DIR'] = dataDir;
   env['NO_COLOR'] = '1';
   const sandbox: Sandbox = {
     root,
     dataDir,
     cwd,
+    home,
     env,
     async cleanup() {
       sandboxes.delete(sandbox);

@@ -9,27 +9,13 @@ import { buildConfig } from '../../src/config/load.js';
 import { readRequestLog } from '../../src/store/request-log.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { waitFor } from '../helpers/async.js';
+import { startChatUpstream } from '../helpers/batch-cli.js';
 import { chatLines, fileLines, uploadBatchFile, waitForBatch } from '../helpers/batches.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, upstreamConfig } from '../helpers/gateway.js';
 
 /** A slow OpenAI-compatible upstream: every chat answer takes `delayMs`. */
-async function slowUpstream(delayMs: number): Promise<FakeUpstream> {
-  return startFakeUpstream(async (request) => {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const content = request.body?.messages?.at(-1)?.content ?? '';
-    return {
-      json: {
-        id: 'chatcmpl-fake',
-        object: 'chat.completion',
-        created: 1,
-        model: 'real-model-1',
-        choices: [{ index: 0, message: { role: 'assistant', content: `echo ${content}` }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-      },
-    };
-  });
-}
+const slowUpstream = (delayMs: number) => startChatUpstream(delayMs);
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,4 +1,5 @@
 import type { GatewayClient } from '../../client/gateway-client.js';
+import { formatDuration, plural } from '../format.js';
 
 /** The batch object as the CLI reads it. */
 export interface BatchView {
@@ -30,8 +31,40 @@ export interface BatchProgress {
   elapsedSeconds: number;
 }
 
-/** Exit codes of `batch submit --wait` / `batch wait` (README "Exit codes"). */
-export const BATCH_EXIT_CODES: Record<string, number> = { succeeded: 0, failed: 3, expired: 4, cancelled: 5 };
+/**
+ * Exit code of `batch submit --wait` / `batch wait` once the batch is terminal (DESIGN §1,
+ * README "Exit codes"): 0 only when every row succeeded, 3 when it finished with errored rows,
+ * 4 when it failed or expired, 5 when it was cancelled.
+ */
+export function batchExitCode(batch: Pick<BatchView, 'status' | 'request_counts'>): number {
+  switch (batch.status) {
+    case 'succeeded':
+      return batch.request_counts.errored > 0 ? 3 : 0;
+    case 'failed':
+    case 'expired':
+      return 4;
+    case 'cancelled':
+      return 5;
+    default:
+      throw new Error(`batch status ${batch.status} is not terminal`);
+  }
+}
+
+/** Rows a cancelled or expired batch never ran (the server lists them in the error file). */
+export function rowsNotRun(batch: Pick<BatchView, 'status' | 'request_counts'>): number {
+  if (batch.status !== 'cancelled' && batch.status !== 'expired') return 0;
+  const counts = batch.request_counts;
+  return Math.max(0, counts.total - counts.succeeded - counts.errored);
+}
+
+/** `batch_1 cancelled: 6 succeeded, 0 errored, 294 cancelled of 300 rows`. */
+export function summaryLine(batch: BatchView): string {
+  const counts = batch.request_counts;
+  const notRun = rowsNotRun(batch);
+  const parts = [`${counts.succeeded} succeeded`, `${counts.errored} errored`];
+  if (notRun > 0) parts.push(`${notRun} ${batch.status === 'cancelled' ? 'cancelled' : 'not run (expired)'}`);
+  return `${batch.id} ${batch.status}: ${parts.join(', ')} of ${plural(counts.total, 'row')}`;
+}
 
 /**
  * Polls GET /v1/batches/{id} until the batch is terminal, yielding an observation each time
@@ -63,12 +96,6 @@ export async function* followBatch(client: GatewayClient, id: string, options: {
     if (options.signal?.aborted) return;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-}
-
-export function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${Math.round(seconds)}s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 /** The plain (non-TTY) progress line: one per change, stable and greppable. */

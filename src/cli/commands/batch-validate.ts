@@ -1,19 +1,27 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { BATCH_ENDPOINTS } from '../../batches/batch-record.js';
-import { countValidRows, MAX_BATCH_FILE_BYTES } from '../../batches/input-rows.js';
+import { BATCH_ENDPOINTS, type BatchEndpoint } from '../../batches/batch-record.js';
+import { checkBatchInput, modelProblems, problemText, type InputProblem, type ListedModel } from '../../batches/input-check.js';
+import { MAX_BATCH_FILE_BYTES } from '../../batches/input-rows.js';
 import { readJsonlLines } from '../../batches/jsonl.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { UserError } from '../user-error.js';
+import { GatewayApiError, type GatewayClient } from '../../client/gateway-client.js';
+import { didYouMean } from '../../util/did-you-mean.js';
+import { formatBytes, plural } from '../format.js';
+import { printInfo } from '../output.js';
+import { ProblemsError, UserError } from '../user-error.js';
+
+/** Problems printed before the summary line; the count says how many more there are. */
+const SHOWN_PROBLEMS = 100;
 
 /**
- * Checks a batch input file before uploading it, with the gateway's own line rules (src/batches):
- * a problem is reported as FILE:LINE so it can be fixed without a round trip. The request count
+ * Checks a batch input file before uploading it (DESIGN §1 "local checks"): every problem of the
+ * file in one pass, each as FILE:LINE, with the gateway's own rules (src/batches/input-check)
+ * and its model list, so a file is fixed without a round trip per problem. The request count
  * limit is the server's to enforce (its config may differ from the default).
  */
-export async function validateBatchFile(filePath: string, endpoint: string): Promise<{ rows: number; bytes: number }> {
+export async function validateBatchFile(filePath: string, endpoint: string, client: GatewayClient): Promise<{ rows: number; bytes: number }> {
   if (!(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) {
-    throw new UserError(`unsupported batch endpoint ${JSON.stringify(endpoint)}`, `use one of ${BATCH_ENDPOINTS.join(', ')}`);
+    throw new UserError(`unsupported batch endpoint ${JSON.stringify(endpoint)}.${didYouMean(endpoint, BATCH_ENDPOINTS)}`, `use one of ${BATCH_ENDPOINTS.join(', ')}`);
   }
   let bytes: number;
   try {
@@ -21,16 +29,38 @@ export async function validateBatchFile(filePath: string, endpoint: string): Pro
   } catch (error) {
     throw new UserError(`cannot read ${filePath} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 'check the path');
   }
-  if (bytes > MAX_BATCH_FILE_BYTES) throw new UserError(`${filePath} is ${bytes} bytes; a batch input may be at most 105 MB`, 'split it into several files');
-  try {
-    const rows = await countValidRows(readJsonlLines(createReadStream(filePath), MAX_BATCH_FILE_BYTES), { endpoint, maxRequests: Number.POSITIVE_INFINITY });
-    return { rows, bytes };
-  } catch (error) {
-    if (error instanceof GatewayError) {
-      const line = error.details?.['line'];
-      const where = typeof line === 'number' ? `${filePath}:${line}` : filePath;
-      throw new UserError(`${where}: ${error.message.replace(/^Line \d+:? /, '')} (${error.code})`, 'fix the file and submit again');
+  if (bytes > MAX_BATCH_FILE_BYTES) throw new UserError(`${filePath} is ${formatBytes(bytes)}; a batch input may be at most 105 MiB`, 'split it into several files');
+  const checked = await checkBatchInput(readJsonlLines(createReadStream(filePath), MAX_BATCH_FILE_BYTES), endpoint as BatchEndpoint);
+  const problems: InputProblem[] = [...checked.problems];
+  if (checked.models.size > 0) {
+    try {
+      problems.push(...modelProblems(checked.models, await listModels(client), endpoint as BatchEndpoint));
+    } catch (error) {
+      // A key may run batches without the scope to list models: the gateway checks them per row.
+      if (error instanceof GatewayApiError && error.code === 'AUTH_1015') {
+        printInfo(`${filePath}: the models were not checked (this key may not list models: scope inference.models); the gateway checks them per row`);
+        return finish(checked.rows, bytes, problems, filePath);
+      }
+      // No gateway to ask: the file's own problems are still worth reporting in this run.
+      if (!(error instanceof UserError) || problems.length === 0) throw error;
+      problems.push({ line: null, message: `the models were not checked (${error.message})` });
     }
-    throw error;
   }
+  return finish(checked.rows, bytes, problems, filePath);
+}
+
+/** The file's size and request count when it has no problem; else every problem, as one user error. */
+function finish(rows: number, bytes: number, problems: InputProblem[], filePath: string): { rows: number; bytes: number } {
+  if (problems.length === 0) return { rows, bytes };
+  problems.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+  const shown = problems.slice(0, SHOWN_PROBLEMS).map((problem) => problemText(filePath, problem));
+  if (problems.length > SHOWN_PROBLEMS) shown.push(`… and ${plural(problems.length - SHOWN_PROBLEMS, 'more problem')}`);
+  const lines = new Set(problems.map((problem) => problem.line));
+  throw new ProblemsError(shown, `${plural(problems.length, 'problem')} in ${filePath} (${plural(lines.size, 'line')}); nothing was uploaded`, 'fix them and submit again');
+}
+
+/** The models this key may use, with their types (GET /v1/models?include_meta=true). */
+async function listModels(client: GatewayClient): Promise<ListedModel[]> {
+  const page = await client.getJson<{ data: Array<{ id: string; _meta?: { type?: string } }> }>('/v1/models?include_meta=true');
+  return page.data.map((model) => ({ id: model.id, type: model._meta?.type }));
 }

@@ -3,11 +3,24 @@ import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { GatewayClient } from '../../client/gateway-client.js';
 import { resolveApiKey, resolveBaseUrl, type GlobalOptions } from '../global-options.js';
+import { formatBytes, plural } from '../format.js';
 import { formatTime, printInfo, printJson, printResult, renderTable } from '../output.js';
 import { colorEnabled, interactive } from '../ui/terminal.js';
 import { UserError } from '../user-error.js';
-import { BATCH_EXIT_CODES, followBatch, progressLine, TERMINAL, type BatchView } from './batch-follow.js';
+import { batchExitCode, followBatch, progressLine, rowsNotRun, summaryLine, TERMINAL, type BatchView } from './batch-follow.js';
+import { followAgainCommand, onInterrupt } from './batch-interrupt.js';
 import { validateBatchFile } from './batch-validate.js';
+
+/** The outcome codes of `--wait` and `batch wait` (DESIGN §1; README "Exit codes"). */
+const EXIT_CODES_HELP = [
+  'Exit codes (--wait, batch wait):',
+  '  0    every row succeeded',
+  '  3    the batch finished with errored rows (see --errors FILE)',
+  '  4    the batch failed or expired',
+  '  5    the batch was cancelled',
+  '  130  interrupted (Ctrl-C): the batch keeps running; the command to follow it again is printed',
+  '  1    an error before that (bad file, no gateway, bad key)',
+].join('\n');
 
 interface FollowOptions {
   json?: boolean;
@@ -29,11 +42,6 @@ function parseMetadata(pairs: string[] | undefined): Record<string, string> | un
   }
   if (Object.keys(metadata).length > 16) throw new UserError('more than 16 --metadata pairs', 'keep at most 16');
   return metadata;
-}
-
-function summary(batch: BatchView): string {
-  const counts = batch.request_counts;
-  return `${batch.id} ${batch.status}: ${counts.succeeded} succeeded, ${counts.errored} errored of ${counts.total}`;
 }
 
 /** Writes a stored file's content to a path, or to stdout when path is '-'. */
@@ -67,16 +75,29 @@ async function saveResults(client: GatewayClient, batch: BatchView, options: { o
   return saved;
 }
 
+/** `--output -` and `--json` would both write to stdout: one document or the rows, not both. */
+function refuseTwoStdoutDocuments(options: FollowOptions): void {
+  if (options.json === true && options.output === '-') {
+    throw new UserError('--json and --output - would both write to stdout', 'write the rows to a file with --output FILE, or leave out --json');
+  }
+}
+
 /**
  * Follows a batch to its end: an ink progress view on a terminal, else one plain line per change
- * on stderr. Then the results where asked, the batch (or a summary) on stdout, and the exit code
- * of its final status.
+ * on stderr. Then the results where asked, the batch (or a summary) and the exit code of the
+ * outcome (batchExitCode). When stdout carries data (--output -, --json) the summary goes to
+ * stderr with every other status line. Ctrl-C stops following, not the batch: it says how to
+ * follow it again and exits 130.
  */
-async function follow(client: GatewayClient, id: string, options: FollowOptions): Promise<void> {
+async function follow(client: GatewayClient, id: string, options: FollowOptions, globals: GlobalOptions): Promise<void> {
   const live = interactive(process.stderr, { json: false });
   // ink and react load only for a terminal view: every other command (serve included) starts without them.
   const view = live ? (await import('../ui/batch-progress.js')).renderBatchProgress(process.stderr, colorEnabled()) : null;
   const intervalMs = Number(process.env['IGW_BATCH_POLL_MS'] ?? '') || undefined;
+  const stopInterrupt = onInterrupt(() => {
+    view?.done();
+    printInfo(`igw: stopped following ${id}; the batch keeps running on the gateway. Follow it again with: ${followAgainCommand(id, options, globals)}`);
+  });
   let last: BatchView | undefined;
   try {
     for await (const progress of followBatch(client, id, intervalMs === undefined ? {} : { intervalMs })) {
@@ -85,20 +106,27 @@ async function follow(client: GatewayClient, id: string, options: FollowOptions)
       else printInfo(progressLine(progress));
     }
   } finally {
+    stopInterrupt();
     view?.done();
   }
   const batch = last!;
-  const saved = batch.status === 'succeeded' || batch.status === 'expired' || batch.status === 'cancelled' || batch.status === 'failed' ? await saveResults(client, batch, options) : { output: null, errors: null };
+  const saved = await saveResults(client, batch, options);
+  const code = batchExitCode(batch);
   if (options.json === true) printJson({ ...batch, saved });
-  else {
-    printResult(summary(batch));
-    for (const error of batch.errors?.data ?? []) printInfo(`  ${error.code}: ${error.message}`);
+  else if (options.output === '-') printInfo(summaryLine(batch));
+  else printResult(summaryLine(batch));
+  for (const error of batch.errors?.data ?? []) printInfo(`  ${error.code}: ${error.message}`);
+  if ((batch.request_counts.errored > 0 || rowsNotRun(batch) > 0) && options.errors === undefined) {
+    printInfo(`the error file lists each row that did not succeed: igw batch results ${batch.id} --errors errors.jsonl`);
   }
-  process.exitCode = BATCH_EXIT_CODES[batch.status] ?? 1;
+  process.exitCode = code;
 }
 
 export function registerBatch(program: Command, globals: () => GlobalOptions): void {
-  const batch = program.command('batch').description('submit and follow JSONL batches on the running gateway');
+  const batch = program
+    .command('batch')
+    .description('submit and follow JSONL batches on the running gateway')
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\nExample:\n  igw batch submit requests.jsonl --endpoint /v1/chat/completions --wait --output results.jsonl\n  igw batch list`);
 
   batch
     .command('submit <file>')
@@ -106,19 +134,20 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
     .requiredOption('--endpoint <path>', 'target endpoint: /v1/chat/completions, /v1/embeddings or /v1/images/generations')
     .option('--window <duration>', 'completion window (24h, 90m, 2d…)', '24h')
     .option('--metadata <pairs...>', 'KEY=VALUE pairs kept on the batch (up to 16)')
-    .option('--wait', 'follow the batch to its end (exit code from its status)')
+    .option('--wait', 'follow the batch to its end (exit code from its outcome, see below)')
     .option('--output <file>', 'with --wait: write the output file here (- for stdout)')
     .option('--errors <file>', 'with --wait: write the error file here')
     .option('--json', 'print the batch object')
-    .addHelpText('after', '\nExit codes with --wait: 0 succeeded, 3 failed, 4 expired, 5 cancelled (1: error before that).\n\nExample:\n  igw batch submit requests.jsonl --endpoint /v1/chat/completions --wait --output results.jsonl')
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\nThe file is checked before anything is uploaded: every problem is listed as FILE:LINE.\n\nExample:\n  igw batch submit requests.jsonl --endpoint /v1/chat/completions --wait --output results.jsonl \\\n    || echo "batch did not succeed"`)
     .action(async (file: string, options: FollowOptions & { endpoint: string; window: string; metadata?: string[]; wait?: boolean }) => {
-      const checked = await validateBatchFile(file, options.endpoint);
       const metadata = parseMetadata(options.metadata);
       if ((options.output !== undefined || options.errors !== undefined) && options.wait !== true) {
         throw new UserError('--output and --errors need --wait', 'add --wait, or fetch later with: igw batch results ID --output FILE');
       }
+      refuseTwoStdoutDocuments(options);
       const client = clientOf(globals);
-      if (options.json !== true) printInfo(`${file}: ${checked.rows} requests, ${checked.bytes} bytes; uploading`);
+      const checked = await validateBatchFile(file, options.endpoint, client);
+      if (options.json !== true) printInfo(`${file}: ${plural(checked.rows, 'request')}, ${formatBytes(checked.bytes)}; uploading`);
       const uploaded = await client.uploadFile<{ id: string }>(file, 'batch');
       const created = await client.postJson<BatchView>('/v1/batches', {
         input_file_id: uploaded.id,
@@ -128,7 +157,7 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
       });
       if (options.wait === true) {
         if (options.json !== true) printInfo(`created ${created.id}`);
-        return follow(client, created.id, options);
+        return follow(client, created.id, options, globals());
       }
       if (options.json === true) printJson(created);
       else printResult(created.id);
@@ -139,6 +168,7 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
     .description("list this account's batches, newest first")
     .option('--limit <n>', 'how many (1-100)', '20')
     .option('--json', 'print the API response')
+    .addHelpText('after', '\nExample:\n  igw batch list --limit 5\n  igw batch list --json | jq -r \'.data[] | select(.status == "in_progress") | .id\'')
     .action(async (options: { limit: string; json?: boolean }) => {
       const page = await clientOf(globals).getJson<{ data: BatchView[] }>(`/v1/batches?limit=${encodeURIComponent(options.limit)}`);
       if (options.json === true) return printJson(page);
@@ -161,16 +191,18 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
     .command('get <id>')
     .description('show one batch')
     .option('--json', 'print the batch object')
+    .addHelpText('after', '\nExample:\n  igw batch get batch_abc123\n  igw batch get batch_abc123 --json | jq .request_counts')
     .action(async (id: string, options: { json?: boolean }) => {
       const found = await clientOf(globals).getJson<BatchView>(`/v1/batches/${encodeURIComponent(id)}`);
       if (options.json === true) return printJson(found);
       const counts = found.request_counts;
+      const notRun = rowsNotRun(found);
       printResult(
         [
           `id          ${found.id}`,
           `status      ${found.status}`,
           `endpoint    ${found.endpoint}`,
-          `requests    ${counts.total} (succeeded ${counts.succeeded}, errored ${counts.errored}, processing ${counts.processing})`,
+          `requests    ${counts.total} (succeeded ${counts.succeeded}, errored ${counts.errored}, ${notRun > 0 ? `${found.status === 'cancelled' ? 'cancelled' : 'not run'} ${notRun}` : `processing ${counts.processing}`})`,
           `input       ${found.input_file_id}`,
           `output      ${found.output_file_id ?? '-'}`,
           `errors      ${found.error_file_id ?? '-'}`,
@@ -183,21 +215,27 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
 
   batch
     .command('wait <id>')
-    .description('follow a batch to its end (exit code from its status)')
+    .description('follow a batch to its end (exit code from its outcome, see below)')
     .option('--output <file>', 'write the output file here (- for stdout)')
     .option('--errors <file>', 'write the error file here')
     .option('--json', 'print the final batch object')
-    .addHelpText('after', '\nExit codes: 0 succeeded, 3 failed, 4 expired, 5 cancelled (1: error).')
-    .action(async (id: string, options: FollowOptions) => follow(clientOf(globals), id, options));
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\nExample:\n  igw batch wait batch_abc123 --output results.jsonl --errors errors.jsonl\n  igw batch wait batch_abc123 --output - | jq -c '.response.body.choices[0].message'`)
+    .action(async (id: string, options: FollowOptions) => {
+      refuseTwoStdoutDocuments(options);
+      return follow(clientOf(globals), id, options, globals());
+    });
 
   batch
     .command('cancel <id>')
     .description('cancel a queued or running batch (finished rows are kept)')
     .option('--json', 'print the batch object')
+    .addHelpText('after', '\nExample:\n  igw batch cancel batch_abc123 && igw batch wait batch_abc123 --errors not-run.jsonl')
     .action(async (id: string, options: { json?: boolean }) => {
       const cancelled = await clientOf(globals).postJson<BatchView>(`/v1/batches/${encodeURIComponent(id)}/cancel`);
       if (options.json === true) return printJson(cancelled);
-      printResult(`${cancelled.id} ${cancelled.status}`);
+      printResult(summaryLine(cancelled));
+      // Rows in flight finish first: the batch reaches cancelled, and its counts, a moment later.
+      if (cancelled.status !== 'cancelled') printInfo(`rows in flight finish first; see the final counts with: igw batch wait ${cancelled.id}`);
     });
 
   batch
@@ -206,7 +244,9 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
     .option('--output <file>', 'write the output file here (default: stdout)')
     .option('--errors <file>', 'write the error file here')
     .option('--json', 'write files only where asked and print a summary object')
+    .addHelpText('after', '\nExample:\n  igw batch results batch_abc123 > results.jsonl\n  igw batch results batch_abc123 --output results.jsonl --errors errors.jsonl')
     .action(async (id: string, options: FollowOptions) => {
+      refuseTwoStdoutDocuments(options);
       const client = clientOf(globals);
       const found = await client.getJson<BatchView>(`/v1/batches/${encodeURIComponent(id)}`);
       if (!TERMINAL.has(found.status)) throw new UserError(`${found.id} is ${found.status}; results are written when it ends`, `wait for it: igw batch wait ${found.id} --output FILE`);

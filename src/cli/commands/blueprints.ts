@@ -5,22 +5,20 @@ import type { VaultKind } from '../../vault/vault.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { formatTime, printInfo, printJson, printResult, renderTable } from '../output.js';
 import { UserError } from '../user-error.js';
+import { checkVaultDocument } from './blueprints-check.js';
 import { readVaultKey } from './blueprints-vault-key.js';
 
 const PLURAL: Record<VaultKind, string> = { blueprint: 'blueprints', skill: 'skills' };
 
-async function readDocument(file: string): Promise<unknown> {
+/** Reads a blueprint or skill file and checks it locally: every problem at once, before any vault key. */
+async function readDocument(kind: VaultKind, file: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     throw new UserError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 'give the path of a JSON file');
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new UserError(`${file} is not valid JSON (${(error as Error).message})`, 'fix the file');
-  }
+  return checkVaultDocument(kind, file, text);
 }
 
 /** `igw blueprints …` and `igw skills …`: the same four commands over the account's vault. */
@@ -44,7 +42,7 @@ export function registerVaultItems(program: Command, globals: () => GlobalOption
     .option('--json', 'print {id, kind, name, description, account, created_at}')
     .addHelpText('after', `\nExample:\n  IGW_VAULT_KEY='a long passphrase' igw ${plural} create ${example}`)
     .action(async (file: string, options: { account?: string; json?: boolean }) => {
-      const document = await readDocument(file);
+      const document = await readDocument(kind, file);
       const created = await run('vault.create', { document }, options.account);
       if (options.json === true) return printJson(created);
       printResult(created.id);

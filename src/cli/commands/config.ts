@@ -2,8 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { STARTER_CONFIG } from '../../config/defaults.js';
-import { ConfigError, loadConfig } from '../../config/load.js';
+import { ConfigError, describeConfigSource, loadConfig } from '../../config/load.js';
 import type { GlobalOptions } from '../global-options.js';
+import { plural } from '../format.js';
 import { printInfo, printJson, printResult } from '../output.js';
 import { UserError } from '../user-error.js';
 
@@ -38,15 +39,15 @@ export function registerConfig(program: Command, globals: () => GlobalOptions): 
     .action(async (options: { json?: boolean }) => {
       try {
         const loaded = await loadConfig({ configPath: globals().config, env: process.env, cwd: process.cwd() });
-        if (options.json === true) return printJson({ ok: true, source: loaded.source, issues: [] });
-        printResult(`ok: ${loaded.source ?? 'no config file; using the built-in defaults'} (${Object.keys(loaded.models).length} models, ${Object.keys(loaded.providers).length} providers)`);
+        if (options.json === true) return printJson({ ok: true, source: loaded.source, found_by: loaded.found_by ?? null, issues: [] });
+        printResult(`ok: ${describeConfigSource(loaded)}: ${plural(Object.keys(loaded.models).length, 'model')}, ${plural(Object.keys(loaded.providers).length, 'provider')}`);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         if (options.json === true) {
-          printJson({ ok: false, source: error.source, issues: error.issues });
+          printJson({ ok: false, source: error.source, found_by: error.foundBy ?? null, issues: error.issues });
         } else {
           for (const issue of error.issues) printInfo(`${issue.path}: ${issue.message}`);
-          printInfo(`igw: ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'} in ${error.source ?? 'the config'}; fix them and run igw config check again`);
+          printInfo(`igw: ${plural(error.issues.length, 'problem')} in ${error.source === null ? 'the config' : describeConfigSource({ source: error.source, ...(error.foundBy === undefined ? {} : { found_by: error.foundBy }) })}; fix them and run igw config check again`);
         }
         process.exitCode = 1;
       }

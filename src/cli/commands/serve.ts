@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { Activity } from '../../app/activity.js';
 import { startGateway } from '../../app/gateway.js';
+import { describeConfigSource } from '../../config/load.js';
 import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
 import { readRequestLog } from '../../store/request-log.js';
@@ -58,7 +59,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
           throw new UserError(`${error.message}`, 'stop that process first, or pass --data-dir to use another data dir');
         }
         if (error instanceof DataKeyError) {
-          throw new UserError(error.message, 'set IGW_VAULT_KEY to the key this data dir was created with, or unset it to use <data dir>/vault.key');
+          throw new UserError(error.message, error.nextStep);
         }
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
           throw new UserError(`port ${port ?? config.server.port} is already in use`, 'pick another with --port N (0 picks a free one)');
@@ -90,7 +91,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         // ink and react load only here: plain mode (scripts, tests) starts without them.
         const { startServeDashboard } = await import('../ui/serve-dashboard.js');
         dashboard = startServeDashboard({
-          info: { url: gateway.url, dataDir, config: config.source ?? 'built-in defaults' },
+          info: { url: gateway.url, dataDir, config: describeConfigSource(config) },
           activity: gateway.app.activity,
           logTail,
           color: colorEnabled(),

@@ -1,5 +1,6 @@
 import { Box, render, Text } from 'ink';
-import { formatDuration, type BatchProgress } from '../commands/batch-follow.js';
+import type { BatchProgress } from '../commands/batch-follow.js';
+import { formatDuration, formatRate } from '../format.js';
 
 const BAR_WIDTH = 30;
 
@@ -29,7 +30,7 @@ export function BatchProgressView({ progress, color }: { progress: BatchProgress
       <Box gap={2}>
         <Text {...colorProps('green')}>succeeded {batch.request_counts.succeeded}</Text>
         <Text {...colorProps(batch.request_counts.errored > 0 ? 'red' : 'gray')}>errored {batch.request_counts.errored}</Text>
-        <Text>{progress.rowsPerSecond === null ? '- rows/s' : `${progress.rowsPerSecond.toFixed(1)} rows/s`}</Text>
+        <Text>{formatRate(progress.rowsPerSecond, 'rows')}</Text>
         <Text dimColor>ETA {progress.etaSeconds === null ? '-' : formatDuration(progress.etaSeconds)}</Text>
       </Box>
     </Box>

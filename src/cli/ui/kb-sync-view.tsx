@@ -1,5 +1,6 @@
 import { Box, render, Text } from 'ink';
-import { formatBytes, summaryLine } from '../../kb/report.js';
+import { summaryLine } from '../../kb/report.js';
+import { formatByteRate, formatBytes } from '../format.js';
 import type { SyncEvent } from '../../kb/sync.js';
 
 export interface SyncProgress {
@@ -56,6 +57,12 @@ export function reduceProgress(state: SyncProgress, event: SyncEvent, now = Date
       next.failed += 1;
       note(`! ${event.path}: ${event.error}`);
       break;
+    case 'waiting':
+      note(`… ${event.path}: ${event.error}`);
+      break;
+    case 'retrying':
+      note(`… gateway unavailable; scanning again in ${(event.in_ms / 1000).toFixed(1)} s`);
+      break;
     case 'watching':
       next.watching = true;
       break;
@@ -80,7 +87,7 @@ export function SyncView({ progress }: { progress: SyncProgress }) {
         {progress.removed} · unchanged {progress.unchanged} · failed {progress.failed}
       </Text>
       <Text dimColor>
-        {formatBytes(progress.bytes)} sent · {formatBytes(progress.bytes / seconds)}/s
+        {formatBytes(progress.bytes)} sent · {formatByteRate(progress.bytes / seconds)}
       </Text>
       {progress.recent.map((line, index) => (
         <Text key={index} wrap="truncate-end">

@@ -1,7 +1,8 @@
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
-import { followBatch, formatDuration, progressLine, type BatchProgress, type BatchView } from '../../../src/cli/commands/batch-follow.js';
+import { followBatch, progressLine, type BatchProgress, type BatchView } from '../../../src/cli/commands/batch-follow.js';
+import { formatDuration } from '../../../src/cli/format.js';
 import { BatchProgressView } from '../../../src/cli/ui/batch-progress.js';
 import type { GatewayClient } from '../../../src/client/gateway-client.js';
 

@@ -33,8 +33,8 @@ describe('parseDataKey', () => {
     { name: 'passphrase', text: 'correct horse battery staple' },
     { name: 'base64 of 31 bytes', text: Buffer.alloc(31, 7).toString('base64') },
   ])('refuses $name with a message naming the source', ({ text }) => {
-    expect(() => parseDataKey(text, 'IGW_VAULT_KEY')).toThrow(DataKeyError);
-    expect(() => parseDataKey(text, 'IGW_VAULT_KEY')).toThrow(/IGW_VAULT_KEY/);
+    expect(() => parseDataKey(text, 'IGW_DATA_KEY')).toThrow(DataKeyError);
+    expect(() => parseDataKey(text, 'IGW_DATA_KEY')).toThrow(/IGW_DATA_KEY/);
   });
 });
 
@@ -57,36 +57,63 @@ describe('loadDataKey', () => {
     expect((await leftovers).sort()).toEqual(['vault.check', 'vault.key']);
   });
 
-  it('prefers IGW_VAULT_KEY and writes no key file then', async () => {
+  it('prefers IGW_DATA_KEY and writes no key file then', async () => {
     const dir = await freshDir();
-    const key = await loadDataKey(dir, { IGW_VAULT_KEY: HEX });
+    const key = await loadDataKey(dir, { IGW_DATA_KEY: HEX });
     expect(key.toString('hex')).toBe(HEX);
     await expect(stat(path.join(dir, 'vault.key'))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect((await loadDataKey(dir, { IGW_VAULT_KEY: Buffer.from(HEX, 'hex').toString('base64') })).toString('hex')).toBe(HEX);
+    expect((await loadDataKey(dir, { IGW_DATA_KEY: Buffer.from(HEX, 'hex').toString('base64') })).toString('hex')).toBe(HEX);
   });
 
-  it('refuses an IGW_VAULT_KEY too short to be a passphrase', async () => {
+  it('never takes IGW_VAULT_KEY (the blueprint vault key) as the data key', async () => {
     const dir = await freshDir();
-    await expect(loadDataKey(dir, { IGW_VAULT_KEY: 'short' })).rejects.toThrow(DataKeyError);
+    const fileKey = await loadDataKey(dir, {});
+    // The README's blueprint section exports IGW_VAULT_KEY in the shell that later runs igw serve.
+    expect((await loadDataKey(dir, { IGW_VAULT_KEY: 'a long vault passphrase' })).equals(fileKey)).toBe(true);
+    expect((await loadDataKey(await freshDir(), { IGW_VAULT_KEY: HEX })).toString('hex')).not.toBe(HEX);
   });
 
-  it('stretches a passphrase IGW_VAULT_KEY with scrypt, the same key every time', async () => {
-    const first = await loadDataKey(await freshDir(), { IGW_VAULT_KEY: 'a long passphrase' });
-    const second = await loadDataKey(await freshDir(), { IGW_VAULT_KEY: 'a long passphrase' });
+  it('refuses an IGW_DATA_KEY too short to be a passphrase', async () => {
+    const dir = await freshDir();
+    await expect(loadDataKey(dir, { IGW_DATA_KEY: 'short' })).rejects.toThrow(DataKeyError);
+  });
+
+  it('stretches a passphrase IGW_DATA_KEY with scrypt, the same key every time', async () => {
+    const first = await loadDataKey(await freshDir(), { IGW_DATA_KEY: 'a long passphrase' });
+    const second = await loadDataKey(await freshDir(), { IGW_DATA_KEY: 'a long passphrase' });
     expect(first).toHaveLength(32);
     expect(first.equals(second)).toBe(true);
-    expect(first.equals(await loadDataKey(await freshDir(), { IGW_VAULT_KEY: 'another passphrase' }))).toBe(false);
+    expect(first.equals(await loadDataKey(await freshDir(), { IGW_DATA_KEY: 'another passphrase' }))).toBe(false);
   });
 
   it('refuses a key other than the one the data dir was first used with (vault.check)', async () => {
     const dir = await freshDir();
     await loadDataKey(dir, {});
     expect((await stat(path.join(dir, 'vault.check'))).mode & 0o777).toBe(0o600);
-    await expect(loadDataKey(dir, { IGW_VAULT_KEY: HEX })).rejects.toThrow(/unset IGW_VAULT_KEY/);
+    await expect(loadDataKey(dir, { IGW_DATA_KEY: HEX })).rejects.toMatchObject({ nextStep: expect.stringMatching(/unset IGW_DATA_KEY/) });
     const envDir = await freshDir();
-    await loadDataKey(envDir, { IGW_VAULT_KEY: HEX });
-    await expect(loadDataKey(envDir, {})).rejects.toThrow(/set IGW_VAULT_KEY to the key it was used with/);
-    expect((await loadDataKey(envDir, { IGW_VAULT_KEY: HEX })).toString('hex')).toBe(HEX);
+    await loadDataKey(envDir, { IGW_DATA_KEY: HEX });
+    await expect(loadDataKey(envDir, {})).rejects.toMatchObject({ nextStep: expect.stringMatching(/set IGW_DATA_KEY to the key it was first started with/) });
+    // No stray key file was made by the refused start: the next one with the key still opens.
+    await expect(stat(path.join(envDir, 'vault.key'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await loadDataKey(envDir, { IGW_DATA_KEY: HEX })).toString('hex')).toBe(HEX);
+  });
+
+  it('a data dir first keyed through IGW_VAULT_KEY opens with the same value in IGW_DATA_KEY, with a hint once', async () => {
+    const dir = await freshDir();
+    const legacyKey = await loadDataKey(dir, { IGW_DATA_KEY: 'an old passphrase' });
+    // What a data dir keyed through the old name looks like: no record of the variable's name.
+    await rm(path.join(dir, 'data-key.source'));
+    const refused = await loadDataKey(dir, { IGW_VAULT_KEY: 'an old passphrase' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DataKeyError);
+    expect((refused as DataKeyError).message).toContain('IGW_VAULT_KEY');
+    expect((refused as DataKeyError).nextStep).toBe('IGW_DATA_KEY is its name now: export IGW_DATA_KEY="$IGW_VAULT_KEY"');
+    const hints: string[] = [];
+    expect((await loadDataKey(dir, { IGW_DATA_KEY: 'an old passphrase' }, (hint) => hints.push(hint))).equals(legacyKey)).toBe(true);
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatch(/first keyed through IGW_VAULT_KEY.*IGW_DATA_KEY/);
+    await loadDataKey(dir, { IGW_DATA_KEY: 'an old passphrase' }, (hint) => hints.push(hint));
+    expect(hints).toHaveLength(1);
   });
 
   it('refuses a corrupt key file and tightens loose permissions of a good one', async () => {

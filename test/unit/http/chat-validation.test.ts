@@ -95,3 +95,15 @@ describe('parseRequest(chatCompletionSchema): refused bodies', () => {
     if (field !== 'body') expect(error.message).toContain(field);
   });
 });
+
+describe('parseRequest: refusals phrased for people, not as validator output', () => {
+  it.each<{ body: Record<string, unknown>; message: string }>([
+    { body: { ...valid, temperature: 'hot' }, message: 'Invalid value for "temperature": must be a number, not a string.' },
+    { body: { ...valid, temperature: 3 }, message: 'Invalid value for "temperature": must be at most 2.' },
+    { body: { ...valid, messages: [] }, message: 'Invalid value for "messages": must not be empty.' },
+  ])('$message', ({ body, message }) => {
+    const error = rejection(body);
+    expect(error.message).toBe(message);
+    expect(error.message).not.toMatch(/Invalid input|expected \w+, received/);
+  });
+});

@@ -1,0 +1,2 @@
+/** The CLI's `--version` is igw's one version (util/version.ts, shared with /health and MCP). */
+export { VERSION } from '../util/version.js';
