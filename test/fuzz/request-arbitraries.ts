@@ -275,8 +275,20 @@ const extraHeaderName = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
 );
 
+/** What the fuzzer needs of a route (rows of ROUTES and of PUBLIC_ROUTES alike). */
+export type FuzzRoute = Pick<GatewayRoute, 'path' | 'body' | 'dialect'> & { method: string };
+
+/** Every route the server answers: the route table and the public probes (`GET /`, `/health`). */
+export function allRoutes(routes: readonly GatewayRoute[], publicRoutes: Readonly<Record<string, unknown>>): FuzzRoute[] {
+  const probes = Object.keys(publicRoutes).map((key): FuzzRoute => {
+    const [method, path] = key.split(' ') as [string, string];
+    return { method, path, body: 'none', dialect: 'gateway' };
+  });
+  return [...routes, ...probes];
+}
+
 /** One malformed (or, now and then, valid) request for `route`. */
-export function requestFor(route: GatewayRoute, context: FuzzContext): fc.Arbitrary<FuzzCase> {
+export function requestFor(route: FuzzRoute, context: FuzzContext): fc.Arbitrary<FuzzCase> {
   const name = `${route.method} ${route.path}`;
   const seeds = seedBodies(context.ids)[name];
   const multipart = MULTIPART[name];
