@@ -2,7 +2,8 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { givenCredential, LocalCliCredential, type ApiCredential } from '../client/credential.js';
-import { UserError } from './user-error.js';
+import { plural } from './format.js';
+import { ProblemsError, UserError } from './user-error.js';
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -38,7 +39,11 @@ export async function loadCliConfig(options: GlobalOptions): Promise<Config> {
   try {
     return await loadConfig({ configPath: options.config, env: process.env, cwd: process.cwd() });
   } catch (error) {
-    if (error instanceof ConfigError) throw new UserError(error.message, 'fix the config (igw config check lists every problem)');
+    if (error instanceof ConfigError) {
+      // Each problem on its own line, then one sentence: not the error's multi-line message inside `igw: …;`.
+      const problems = error.issues.map((issue) => `${issue.path}: ${issue.message}`);
+      throw new ProblemsError(problems, `${plural(problems.length, 'problem')} in ${error.source ?? 'the config'}`, 'fix them and run the command again (igw config check lists them too)');
+    }
     throw error;
   }
 }

@@ -182,5 +182,9 @@ describe('igw config check', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('$.server.port');
     expect(result.stderr).toContain('igw config check');
+    // Each problem on its own line, then one sentence with the next step.
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toBe('$.server.port: must be a number, not a string');
+    expect(lines.at(-1)).toMatch(/^igw: 1 problem in \S+igw\.config\.json; fix them and run the command again/);
   });
 });
