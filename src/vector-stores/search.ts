@@ -74,6 +74,8 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
   const stores: VectorStoreRecord[] = [];
   for (const id of new Set(request.vectorStoreIds)) stores.push(await service.requireActiveStore(accountId, id));
 
+  const reranker = app.config.vector_stores.reranker;
+  const rerank = reranker !== undefined && ranking.rerank;
   const candidates: Candidate[] = [];
   const vectorsByModel = new Map<string, number[]>();
   for (const store of stores) {
@@ -88,27 +90,29 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
         vectorsByModel.set(store.embedding_model, vector);
       }
     }
-    const files = new Map<string, VectorStoreFileRecord>(service.filesOf(store).map((file) => [file.id, file]));
+    // By key, not a map of the whole store per search: a search costs the same at 100,000 files.
+    const fileOf = (fileId: string): VectorStoreFileRecord | undefined => service.repository.file(store.id, fileId);
     const acceptFile = (fileId: string) => {
-      const file = files.get(fileId);
+      const file = fileOf(fileId);
       return file !== undefined && file.status === 'completed' && (filter === undefined || matchesFilter(filter, file.attributes));
     };
+    const keep = rerank ? RERANK_CANDIDATES : maxResults;
     const hits = await searchStore(data, {
       text: searchQuery,
       vector,
       weights: ranking.weights,
-      candidates: Math.max(MIN_CANDIDATES, maxResults),
+      candidates: Math.max(MIN_CANDIDATES, keep),
+      keep,
       acceptFile,
       filtered: filter !== undefined,
     });
-    for (const hit of hits) candidates.push({ ...hit, file: files.get(hit.fileId)! });
+    for (const hit of hits) candidates.push({ ...hit, file: fileOf(hit.fileId)! });
   }
   candidates.sort((left, right) => right.score - left.score);
 
-  const reranker = app.config.vector_stores.reranker;
-  if (reranker !== undefined && ranking.rerank && candidates.length > 0) {
+  if (rerank && candidates.length > 0) {
     const pool = candidates.splice(0, RERANK_CANDIDATES);
-    const relevance = await rerankTexts(app, accountId, reranker, searchQuery, pool.map((candidate) => candidate.text), {
+    const relevance = await rerankTexts(app, accountId, reranker!, searchQuery, pool.map((candidate) => candidate.text), {
       endpoint: '/v1/vector_stores/{vector_store_id}/search (rerank)',
       ...options,
     });
