@@ -1,4 +1,4 @@
-// Process helpers shared by the bench scripts (Linux /proc readings, child start-up lines).
+// Helpers shared by the bench scripts (Linux /proc readings, child start-up lines, seeded data).
 import { readFile } from 'node:fs/promises';
 
 /** The first line a child process prints on stdout (its URL, port or key). */
@@ -24,4 +24,15 @@ export async function cpuSeconds(pid) {
 export async function rssMb(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+/** A seeded pseudo-random source (mulberry32): every run of a bench sends the same data. */
+export function seededRandom(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
 }

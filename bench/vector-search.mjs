@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from './process.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (module) => import(path.join(root, 'dist', module));
@@ -24,14 +25,7 @@ const K = 10;
 /** Topics (1,000 of them, in 25 themes): about 100 chunks each at 100k. */
 const CLUSTERS = 1000;
 
-// Seeded (mulberry32), so every run indexes the same corpus.
-let seed = 42;
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-  return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-}
+const random = seededRandom(42);
 function gaussian() {
   return Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
 }

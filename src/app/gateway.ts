@@ -75,6 +75,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
+    cleanups.push(() => files.close());
     const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
     // Before the store closes: rows in flight stop and the batch records are saved.
     cleanups.push(() => batches.close());

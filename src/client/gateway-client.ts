@@ -15,7 +15,7 @@ export class GatewayClient {
     try {
       return await fetch(`${this.baseUrl}${pathAndQuery}`, { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers }, ...(body === undefined ? {} : { body }) });
     } catch (error) {
-      throw new UserError(`no gateway answers at ${this.baseUrl} (${String((error as Error).cause ?? error)})`, 'start one with `igw serve`, or pass --base-url / set IGW_BASE_URL');
+      throw new GatewayUnreachableError(`no gateway answers at ${this.baseUrl} (${String((error as Error).cause ?? error)})`, 'start one with `igw serve`, or pass --base-url / set IGW_BASE_URL');
     }
   }
 
@@ -67,6 +67,14 @@ export class GatewayClient {
       throw apiError(response.status, body);
     }
     return Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
+  }
+}
+
+/** Nothing answered (connection refused, reset, DNS): the gateway is down or restarting. */
+export class GatewayUnreachableError extends UserError {
+  constructor(message: string, nextStep: string) {
+    super(message, nextStep);
+    this.name = 'GatewayUnreachableError';
   }
 }
 

@@ -141,6 +141,11 @@ export const configSchema = z
         /** Image URLs in chat messages are fetched by igw and re-encoded as data URIs within these limits. */
         image_fetch_max_bytes: z.number().int().positive().default(20 * 1024 * 1024),
         image_fetch_timeout_ms: z.number().int().positive().default(10_000),
+        /**
+         * DESIGN §5: request fields igw does not know are forwarded (native pass-through) or dropped
+         * and named in igw-ignored-params (translation); true refuses them by name instead (typo detection).
+         */
+        strict_params: z.boolean().default(false),
       })
       .strict()
       .default({
@@ -152,6 +157,7 @@ export const configSchema = z
         shutdown_grace_ms: 10_000,
         image_fetch_max_bytes: 20 * 1024 * 1024,
         image_fetch_timeout_ms: 10_000,
+        strict_params: false,
       }),
     billing: z
       .object({

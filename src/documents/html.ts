@@ -8,30 +8,55 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
  * HTML → text. A page that reads as an article (Readability's `isProbablyReaderable`) gives
  * its article: Mozilla Readability (Firefox Reader View's algorithm) drops navigation, ads and
  * boilerplate, and its result is written as text by html-text.ts. Other pages (landing pages,
- * indexes, fragments) give the text of the whole body without scripts, styles, navigation and
- * footers — Readability would keep only one block of them. linkedom is the DOM: small and fast,
- * no layout, no script execution.
+ * indexes), pages Readability rejects or trips over, and fragments (a saved `<div>…</div>`
+ * without `<html>` or `<body>`) give the text of the whole body without scripts, styles,
+ * navigation and footers; if even that is empty, the text of every element. linkedom is the DOM:
+ * small and fast, no layout, no script execution.
  */
 export function extractHtml(input: DocumentInput): ExtractedDocument {
-  const html = decodeHtml(input);
+  const html = asDocument(decodeHtml(input));
   const { document } = parseHTML(html);
   const pageTitle = (document.title ?? '').trim();
-  const dom = document as unknown as Parameters<typeof isProbablyReaderable>[0];
-
-  if (isProbablyReaderable(dom)) {
-    const article = new Readability(dom, { serializer: (node) => htmlToText(node as unknown as TextNode) }).parse();
-    const text = article?.content ?? '';
-    if (text.trim() !== '') {
-      const title = article?.title?.trim() || pageTitle;
-      return title === '' ? { text, format: 'html' } : { text, format: 'html', title };
-    }
+  const article = readArticle(document);
+  if (article !== null) {
+    const title = article.title || pageTitle;
+    return title === '' ? { text: article.text, format: 'html' } : { text: article.text, format: 'html', title };
   }
   // Readability changes the DOM it reads, so the fallback parses the page again.
   const { document: page } = parseHTML(html);
-  for (const element of page.querySelectorAll('nav, footer, script, style, noscript, template, [aria-hidden="true"]')) element.remove();
+  let text = '';
   const body = (page.body ?? page.documentElement) as unknown as TextNode | null;
-  const text = body === null ? '' : htmlToText(body);
+  for (const element of page.querySelectorAll('nav, footer, script, style, noscript, template, [aria-hidden="true"]')) element.remove();
+  if (body !== null) text = htmlToText(body);
+  if (text.trim() === '') {
+    // Everything was navigation or footer (or hidden): the text is still better than nothing.
+    const whole = parseHTML(html).document.documentElement as unknown as TextNode | null;
+    if (whole !== null) text = htmlToText(whole);
+  }
   return pageTitle === '' ? { text, format: 'html' } : { text, format: 'html', title: pageTitle };
+}
+
+/** Readability's article, or null when the page is not an article or Readability fails on it. */
+function readArticle(document: ReturnType<typeof parseHTML>['document']): { text: string; title: string } | null {
+  const dom = document as unknown as Parameters<typeof isProbablyReaderable>[0];
+  try {
+    if (!isProbablyReaderable(dom)) return null;
+    const article = new Readability(dom, { serializer: (node) => htmlToText(node as unknown as TextNode) }).parse();
+    const text = article?.content ?? '';
+    return text.trim() === '' ? null : { text, title: article?.title?.trim() ?? '' };
+  } catch {
+    // A DOM shape Readability does not expect (e.g. `TypeError: … reading 'tagName'`): not the
+    // file's fault, the whole-body text below still reads it.
+    return null;
+  }
+}
+
+/**
+ * A fragment (no `<html>` or `<body>` tag: readability's own expected.html files, a saved
+ * `<div>`) gets a document around it; linkedom would otherwise make its first element the root.
+ */
+function asDocument(html: string): string {
+  return /<(html|body)[\s>]/i.test(html.slice(0, 4096)) ? html : `<!DOCTYPE html><html><head></head><body>${html}</body></html>`;
 }
 
 /**

@@ -23,6 +23,8 @@ import { inlineImageUrls } from './shared/inline-images.js';
 import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validation/messages-schema.js';
+import { IgnoredParams } from './shared/ignored-params.js';
+import { planMessagesTranslation } from '../translate/messages/translation-plan.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
 import { ChunkGuard, guardCompletion } from '../blueprints/guard-output.js';
 import { splitBlueprintFields, usesBlueprints } from '../blueprints/load.js';
@@ -57,42 +59,56 @@ function consumptionOf(usage: ChatUsage): Consumption {
   return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens, images: 0, audioMinutes: 0 };
 }
 
-/** POST /v1/messages (spec "POST /v1/messages"; translated through the chat hub). */
+/**
+ * POST /v1/messages (spec "POST /v1/messages"). Per route: a provider that speaks the Messages
+ * API natively gets the client's body as sent (pass-through, unknown fields and the
+ * `anthropic-beta` header included); any other goes through the chat hub, where the fields the
+ * hub cannot carry are dropped and named in `igw-ignored-params`, or refused by name when their
+ * loss would change the answer (DESIGN §5, translation-plan.ts). Fallback may cross kinds.
+ */
 export async function handleMessages(call: RequestCall): Promise<void> {
   requireCompatVersion(call);
-  const { fields, rest: body } = splitBlueprintFields(parseMessagesBody(messagesSchema, call.body));
+  const { server } = call.app.config;
+  const parsed = parseMessagesBody(messagesSchema, call.body, server.strict_params);
+  const { fields, rest: body } = splitBlueprintFields(parsed.data);
   const messagesRequest = toMessagesRequest(body);
   const { resolved, candidates } = prepareInference(call, mapMessagesModel(body.model, call.app.config), ['chat']);
   call.log.model = body.model;
+  const reasoning = resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true;
+  const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning };
+  const translation = translationOf(messagesRequest, parsed.unknownFields, reasoning);
   const imageFields = new Map<string, string>();
+  const hubRequest = messagesToChat(messagesRequest, resolved.id, imageFields);
+  if (resolved.model.reasoning_type === 'non_reasoning') delete hubRequest.reasoning_effort;
   // Blueprints and skills shape the hub request (and may answer it); a shaped request always goes through the hub.
-  const shaped = await applyBlueprintFields(call, fields, messagesToChat(messagesRequest, resolved.id, imageFields));
-  if (shaped.direct !== undefined) return sendDirectMessage(call, shaped.direct, { model: body.model, stream: body.stream === true, candidate: candidates[0]!, stopSequences: body.stop_sequences });
   const viaHub = usesBlueprints(fields);
+  if (viaHub) translation.enter(call);
+  const shaped = await applyBlueprintFields(call, fields, hubRequest);
+  if (shaped.direct !== undefined) return sendDirectMessage(call, shaped.direct, { model: body.model, stream: body.stream === true, candidate: candidates[0]!, stopSequences: body.stop_sequences });
   let request = shaped.request;
-  const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, request);
-  const { server } = call.app.config;
   try {
     request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
   } catch (error) {
     throw renamedImageField(error, imageFields);
   }
+  // Native pass-through forwards what the client sent (unknown fields too), not the parsed copy.
+  const clientBody = clientMessagesBody(call.body);
   call.log.stream = body.stream === true;
-  if (body.stream === true) return streamMessages(call, request, messagesRequest, candidates, modelHints, viaHub, shaped.outputGuard);
+  if (body.stream === true) return streamMessages(call, request, messagesRequest, clientBody, candidates, modelHints, translation, viaHub, shaped.outputGuard);
 
-  // Per route: a provider that speaks the Messages API natively gets the surface body as is
-  // (pass-through); any other goes through the chat hub. Fallback may cross kinds.
-  const nativeBody = toNativeMessagesBody(messagesRequest, resolved.id, false);
+  const nativeBody = toNativeMessagesBody(clientBody, resolved.id, false);
   const { result, candidate } = await tryRoutes(candidates, call.signal, (route) =>
     timeUpstream(call, async (): Promise<NativeMessagesResult | { hub: ChatResponse }> => {
       const adapter = call.app.providers.get(route.providerId);
-      const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints };
+      const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints, passThroughHeaders: passThroughHeaders(call) };
       if (adapter.messages !== undefined && !viaHub) return adapter.messages(nativeBody, context);
+      translation.check();
       return { hub: await adapter.chat({ ...request, stream: false }, context) };
     }),
     fallbackOptions(call),
   );
+  if ('hub' in result) translation.enter(call);
   const usage = 'hub' in result ? result.hub.usage : result.usage;
   const metering = meterCall(call, candidate, consumptionOf(usage));
   if ('hub' in result && shaped.outputGuard !== undefined) guardCompletion(result.hub, shaped.outputGuard);
@@ -103,6 +119,38 @@ export async function handleMessages(call: RequestCall): Promise<void> {
   sendJson(call.response, 200, { ...message, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
 }
 
+/** What a translated call leaves out: refused (check) before the hub call, named (enter) once it answers. */
+interface Translation {
+  check(): void;
+  enter(call: RequestCall): void;
+}
+
+function translationOf(request: MessagesRequest, unknownFields: readonly string[], reasoning: boolean): Translation {
+  const plan = planMessagesTranslation(request, { reasoning });
+  const ignored = new IgnoredParams().add(...unknownFields, ...plan.ignored);
+  return {
+    check() {
+      if (plan.refusal !== undefined) throw plan.refusal;
+    },
+    enter(call) {
+      this.check();
+      ignored.report(call);
+    },
+  };
+}
+
+/** The client's own body minus nothing: validated already, so its known fields are sound. */
+function clientMessagesBody(body: unknown): MessagesRequest {
+  return body as MessagesRequest;
+}
+
+/** DESIGN §5: the client's `anthropic-beta` flags go with its body on native pass-through. */
+function passThroughHeaders(call: RequestCall): Record<string, string> {
+  const beta = call.request.headers['anthropic-beta'];
+  const value = Array.isArray(beta) ? beta.join(',') : beta;
+  return value === undefined || value === '' ? {} : { 'anthropic-beta': value };
+}
+
 /**
  * stream=true: hub chunks through the ChatToMessageEvents state machine, framed with event
  * names. Billed and logged like any call, but no billing fields on the wire (spec "Streaming").
@@ -111,28 +159,32 @@ async function streamMessages(
   call: RequestCall,
   request: ChatRequest,
   messagesRequest: MessagesRequest,
+  clientBody: MessagesRequest,
   candidates: CandidateRoute[],
   modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>,
-  viaHub = false,
+  translation: Translation,
+  viaHub: boolean,
   outputGuard?: OutputGuard,
 ): Promise<void> {
   // message_start must carry real input usage, and the hub reports usage only at the end.
   const inputTokens = viaHub ? countChatPromptTokens(request.messages) : countMessagesInputTokens(messagesRequest);
-  const nativeBody = toNativeMessagesBody(messagesRequest, request.model, true);
+  const nativeBody = toNativeMessagesBody(clientBody, request.model, true);
   const { result: opened, candidate } = await tryRoutes(candidates, call.signal, (route) =>
     timeUpstream(call, async (): Promise<OpenedStream> => {
       const adapter = call.app.providers.get(route.providerId);
-      const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints };
+      const context = { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...modelHints, passThroughHeaders: passThroughHeaders(call) };
       if (adapter.messagesStream !== undefined && !viaHub) {
         const iterator = adapter.messagesStream(nativeBody, context)[Symbol.asyncIterator]();
         return { native: true, iterator, first: await iterator.next() };
       }
+      translation.check();
       const iterator = adapter.chatStream({ ...request, stream: true, stream_options: { include_usage: true } }, context)[Symbol.asyncIterator]();
       return { native: false, iterator, first: await iterator.next() };
     }),
     fallbackOptions(call),
   );
   if (opened.native) return passThroughStream(call, opened, candidate, messagesRequest.model, inputTokens);
+  translation.enter(call);
 
   const mapper = new ChatToMessageEvents({ model: messagesRequest.model, inputTokens, ...(messagesRequest.stop_sequences === undefined ? {} : { stopSequences: messagesRequest.stop_sequences }) });
   const writer = new SseWriter(call.response);

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pipeline as pipelineCallback } from 'node:stream';
-import type { Low } from 'lowdb';
 import { createSealStream, createUnsealStream } from '../crypto/sealed-stream.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { ensureDataDir, openCollection } from '../store/db.js';
+import { ensureDataDir } from '../store/db.js';
+import { JournalCollection } from '../store/journal-collection.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import { isUploadPurpose, type FilePurpose, type FileRecord, type UploadPurpose } from './file-record.js';
@@ -15,10 +15,6 @@ import { isUploadPurpose, type FilePurpose, type FileRecord, type UploadPurpose 
 /** Largest file accepted (the hosted APIs' per-file limit); batch inputs have their own 105 MB check. */
 export const MAX_FILE_BYTES = 512 * 1024 * 1024;
 export const FILE_ID_PREFIX = 'file-';
-
-interface FilesDocument {
-  files: FileRecord[];
-}
 
 export interface NewFile {
   filename: string;
@@ -47,7 +43,8 @@ export interface FilePage {
 }
 
 /**
- * Stored files (DESIGN §4, §5): metadata in files.json, bytes sealed (src/crypto/sealed-stream,
+ * Stored files (DESIGN §4, §5): metadata in a journalled collection (files.json snapshot +
+ * files.jsonl journal: one appended line per upload or delete), bytes sealed (src/crypto/sealed-stream,
  * AAD = file id) under files/<id>. Bytes are written to `<id>.part` first and renamed only once
  * complete and synced; the record is inserted after the rename, so a crash leaves at most an
  * orphan blob, removed at the next start. Reads stream and decrypt segment by segment.
@@ -56,7 +53,7 @@ export class FileStore {
   private readonly folder: string;
 
   private constructor(
-    private readonly database: Low<FilesDocument>,
+    private readonly records: JournalCollection<FileRecord>,
     dataDir: string,
     private readonly key: Buffer,
     private readonly clock: Clock,
@@ -67,16 +64,20 @@ export class FileStore {
 
   static async open(dataDir: string, key: Buffer, clock: Clock, ids: IdGenerator): Promise<FileStore> {
     await ensureDataDir(dataDir, 'files');
-    const store = new FileStore(await openCollection<FilesDocument>(dataDir, 'files', { files: [] }), dataDir, key, clock, ids);
+    const records = await JournalCollection.open<FileRecord>(dataDir, 'files', {
+      key: (record) => record.id,
+      meta: {},
+      legacy: (document) => ({ records: (document as { files?: FileRecord[] }).files ?? [] }),
+    });
+    const store = new FileStore(records, dataDir, key, clock, ids);
     await store.removeOrphans();
     return store;
   }
 
   /** Blobs without a record: a crash between writing bytes and the record, or during delete. */
   private async removeOrphans(): Promise<void> {
-    const known = new Set(this.database.data.files.map((record) => record.id));
     for (const name of await readdir(this.folder)) {
-      if (!known.has(name)) await rm(path.join(this.folder, name), { force: true });
+      if (!this.records.has(name)) await rm(path.join(this.folder, name), { force: true });
     }
   }
 
@@ -117,11 +118,10 @@ export class FileStore {
   }
 
   private async insert(record: FileRecord): Promise<FileRecord> {
-    this.database.data.files.push(record);
     try {
-      await this.database.write();
+      await this.records.put(record);
     } catch (error) {
-      this.database.data.files = this.database.data.files.filter((entry) => entry !== record);
+      if (this.records.get(record.id) === record) await this.records.delete(record.id).catch(() => undefined);
       await rm(this.blobPath(record.id), { force: true });
       throw error;
     }
@@ -155,12 +155,12 @@ export class FileStore {
 
   /** The caller's own file; another account's file is undefined, like a missing one. */
   async get(accountId: string, id: string): Promise<FileRecord | undefined> {
-    const record = this.database.data.files.find((entry) => entry.id === id);
+    const record = this.records.get(id);
     return record !== undefined && record.account === accountId ? { ...record } : undefined;
   }
 
   async list(accountId: string, options: ListOptions = {}): Promise<FilePage> {
-    let files = this.database.data.files.filter((record) => record.account === accountId && (options.purpose === undefined || record.purpose === options.purpose));
+    let files = [...this.records.values()].filter((record) => record.account === accountId && (options.purpose === undefined || record.purpose === options.purpose));
     // Records are appended in creation order; newest first unless asked otherwise.
     if ((options.order ?? 'desc') === 'desc') files = files.reverse();
     if (options.after !== undefined) {
@@ -184,12 +184,16 @@ export class FileStore {
     return Buffer.concat(parts);
   }
 
+  /** Writes what is queued (shutdown). */
+  close(): Promise<void> {
+    return this.records.close();
+  }
+
   /** Removes the record, then the bytes. Returns false when the file is not the caller's. */
   async delete(accountId: string, id: string): Promise<boolean> {
-    const record = this.database.data.files.find((entry) => entry.id === id);
+    const record = this.records.get(id);
     if (record === undefined || record.account !== accountId) return false;
-    this.database.data.files = this.database.data.files.filter((entry) => entry !== record);
-    await this.database.write();
+    await this.records.delete(id);
     await rm(this.blobPath(id), { force: true });
     return true;
   }

@@ -6,7 +6,7 @@ import type { AccountRecord } from '../store/accounts.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 
 /** What the request-log line of this call should say; endpoints fill what they learn. */
-export type CallLog = Partial<Pick<RequestLogEntry, 'model' | 'provider' | 'route' | 'input_tokens' | 'output_tokens' | 'eur' | 'energy' | 'paid_with' | 'energy_kwh' | 'carbon_g_co2' | 'stream' | 'error_code'>>;
+export type CallLog = Partial<Pick<RequestLogEntry, 'model' | 'provider' | 'route' | 'input_tokens' | 'output_tokens' | 'eur' | 'energy' | 'paid_with' | 'energy_kwh' | 'carbon_g_co2' | 'stream' | 'error_code' | 'ignored_params'>>;
 
 /** One authenticated request as endpoints see it. */
 export interface RequestCall {

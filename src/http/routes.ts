@@ -16,7 +16,9 @@ import { handleVectorStoreUpload } from '../endpoints/vector-stores/upload.js';
 import { handleTextSource, handleUrlSource } from '../endpoints/vector-stores/sources.js';
 import { handleCreateVectorStore, handleDeleteVectorStore, handleListVectorStores, handleRetrieveVectorStore, handleUpdateVectorStore } from '../endpoints/vector-stores/stores.js';
 import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
+import { handleHealth, handleRoot } from '../endpoints/health.js';
 import type { ErrorDialect } from '../errors/render.js';
+import type { ServerResponse } from 'node:http';
 import type { EndpointHandler } from './request-call.js';
 
 /** One row per endpoint: THE route table (ARCHITECTURE "http/routes.ts"). */
@@ -58,6 +60,17 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'POST', path: '/v1/documents/convert', scope: 'kit.documents', body: 'none', dialect: 'gateway', handler: handleDocumentsConvert },
   ...vectorStoreRoutes(),
 ];
+
+/** A route that needs no key and no body (health probes): it answers from the headers the server made. */
+export type PublicHandler = (response: ServerResponse, headers: Record<string, string>) => void | Promise<void>;
+
+/** DESIGN §5: `GET /`, `HEAD /` and `GET /health` answer without a key. Matched before authentication. */
+export const PUBLIC_ROUTES: Readonly<Record<string, PublicHandler>> = {
+  'GET /': handleRoot,
+  'HEAD /': handleRoot,
+  'GET /health': handleHealth,
+  'HEAD /health': handleHealth,
+};
 
 /** Spec "Vector stores": read scope for GET and search, write scope for POST and DELETE; vault access; vector-store envelope. */
 function vectorStoreRoutes(): GatewayRoute[] {

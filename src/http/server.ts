@@ -12,7 +12,7 @@ import { overheadMs, type CallLog, type CallTiming, type RequestCall } from './r
 import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
-import type { GatewayRoute } from './routes.js';
+import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 
 export interface RunningServer {
@@ -80,6 +80,8 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
         return;
       }
       if (draining) throw new GatewayError('SYSTEM_9003');
+      const publicHandler = PUBLIC_ROUTES[`${request.method} ${url.pathname}`];
+      if (publicHandler !== undefined) return await publicHandler(response, headers);
       const match = router.match(request.method ?? 'GET', url.pathname);
       if (match.kind === 'not_found') throw new GatewayError('RESOURCE_5404', `No endpoint at ${request.method} ${url.pathname}. The API lives under /v1 (e.g. POST /v1/chat/completions).`);
       if (match.kind === 'method_not_allowed') {
@@ -230,6 +232,7 @@ export function appendLog(app: AppContext, requestId: string, endpoint: string, 
     energy_kwh: log.energy_kwh ?? 0,
     carbon_g_co2: log.carbon_g_co2 ?? 0,
     stream: log.stream ?? false,
+    ...(log.ignored_params === undefined ? {} : { ignored_params: log.ignored_params }),
   };
   app.store.requestLog.append(entry);
   app.activity.recordRequest(entry);

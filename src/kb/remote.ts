@@ -38,6 +38,9 @@ export interface SearchResult {
   attributes: Record<string, unknown> | null;
 }
 
+/** igw's vector store ids (UUIDs), and OpenAI-style `vs_…` ids of stores created elsewhere. */
+const STORE_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|vs_[A-Za-z0-9]+)$/;
+
 async function listAll<T extends { id: string }>(client: GatewayClient, basePath: string): Promise<T[]> {
   const all: T[] = [];
   let after: string | null = null;
@@ -74,22 +77,33 @@ export class KbRemote {
     } as unknown as GatewayClient;
   }
 
-  createStore(name: string): Promise<VectorStore> {
-    return this.client.postJson('/v1/vector_stores', { name });
+  /** A new store; `embeddingModel` (any embeddings model of the catalog) is fixed for its life. */
+  createStore(name: string, embeddingModel?: string): Promise<VectorStore> {
+    return this.client.postJson('/v1/vector_stores', embeddingModel === undefined ? { name } : { name, embedding_model: embeddingModel });
+  }
+
+  /** The account's stores with exactly this name. */
+  async storesNamed(name: string): Promise<VectorStore[]> {
+    return (await this.listStores()).filter((store) => store.name === name);
   }
 
   listStores(): Promise<VectorStore[]> {
     return listAll<VectorStore>(this.client, '/v1/vector_stores');
   }
 
-  /** A store by id, or else by its (unique) name. */
+  /**
+   * A store by id, or else by its (unique) name. Only something shaped like a store id is looked
+   * up as one: a name goes straight to the list, so resolving it leaves no 404 in the gateway's log.
+   */
   async resolveStore(idOrName: string): Promise<VectorStore> {
-    try {
-      return await this.client.getJson<VectorStore>(`/v1/vector_stores/${encodeURIComponent(idOrName)}`);
-    } catch (error) {
-      if (!(error instanceof GatewayApiError) || (error.status !== 404 && error.status !== 400)) throw error;
+    if (STORE_ID.test(idOrName)) {
+      try {
+        return await this.client.getJson<VectorStore>(`/v1/vector_stores/${encodeURIComponent(idOrName)}`);
+      } catch (error) {
+        if (!(error instanceof GatewayApiError) || (error.status !== 404 && error.status !== 400)) throw error;
+      }
     }
-    const named = (await this.listStores()).filter((store) => store.name === idOrName);
+    const named = await this.storesNamed(idOrName);
     if (named.length === 1) return named[0]!;
     if (named.length > 1) throw new UserError(`${named.length} stores are named "${idOrName}"`, `use an id instead: ${named.map((store) => store.id).join(', ')}`);
     throw new UserError(`no vector store "${idOrName}"`, `create it with: igw kb create ${JSON.stringify(idOrName)} (igw kb list shows the existing ones)`);

@@ -20,6 +20,10 @@ export function plainLine(event: SyncEvent): string | null {
       return `removed ${event.path}`;
     case 'failed':
       return `failed ${event.path}: ${event.error}`;
+    case 'waiting':
+      return `waiting ${event.path}: ${event.error}`;
+    case 'retrying':
+      return `the gateway cannot take files now; scanning again in ${(event.in_ms / 1000).toFixed(1)} s`;
     case 'watching':
       return `watching ${event.folder} (Ctrl-C stops)`;
     case 'summary':
@@ -29,5 +33,6 @@ export function plainLine(event: SyncEvent): string | null {
 
 export function summaryLine(event: Extract<SyncEvent, { type: 'summary' }>): string {
   const parts = [`${event.uploaded} uploaded`, `${event.indexed} indexed`, `${event.renamed} renamed`, `${event.detached} removed`, `${event.unchanged} unchanged`, `${event.failed} failed`];
+  if (event.waiting > 0) parts.push(`${event.waiting} waiting for the gateway`);
   return `${event.interrupted ? 'interrupted' : 'synced'}: ${parts.join(', ')} (${formatBytes(event.bytes_uploaded)} in ${event.seconds.toFixed(1)} s)`;
 }

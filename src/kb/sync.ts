@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PathFilter } from './filter.js';
+import { IngestionServerError, isGatewayFault } from './gateway-fault.js';
 import { planSync, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { KbRemote } from './remote.js';
 import { scanFolder, sha256File } from './scan.js';
@@ -13,9 +14,13 @@ export type SyncEvent =
   | { type: 'renamed'; from: string; to: string; file_id: string }
   | { type: 'detached'; path: string; file_id: string }
   | { type: 'failed'; path: string; error: string }
+  /** Not sent or not indexed because of the gateway (down, busy, server error): sent again later. */
+  | { type: 'waiting'; path: string; error: string }
+  /** The gateway could not take files: the folder is scanned again after this wait. */
+  | { type: 'retrying'; in_ms: number }
   | { type: 'unchanged'; files: number }
   | { type: 'watching'; folder: string }
-  | ({ type: 'summary' } & SyncTotals & { failures: Array<{ path: string; error: string }>; seconds: number; interrupted: boolean });
+  | ({ type: 'summary' } & SyncTotals & { failures: Array<{ path: string; error: string }>; waiting_files: Array<{ path: string; error: string }>; seconds: number; interrupted: boolean });
 
 export interface SyncTotals {
   scanned: number;
@@ -25,6 +30,8 @@ export interface SyncTotals {
   detached: number;
   unchanged: number;
   failed: number;
+  /** Files held back by a gateway fault (not the file's own failure). */
+  waiting: number;
   bytes_uploaded: number;
 }
 
@@ -40,14 +47,21 @@ const INDEX_TIMEOUT_MS = 10 * 60_000;
  * sends the difference, so an interrupted run resumes by simply running again.
  */
 export class FolderSync {
-  readonly totals: SyncTotals = { scanned: 0, uploaded: 0, indexed: 0, renamed: 0, detached: 0, unchanged: 0, failed: 0, bytes_uploaded: 0 };
-  /** Files that failed, by path; a later success at that path clears it. */
+  readonly totals: SyncTotals = { scanned: 0, uploaded: 0, indexed: 0, renamed: 0, detached: 0, unchanged: 0, failed: 0, waiting: 0, bytes_uploaded: 0 };
+  /** Files that failed for a reason of their own, by path; a later success at that path clears it. */
   readonly failures = new Map<string, string>();
-  private remoteFiles: RemoteFile[] = [];
+  /** Files held back by a gateway fault, by path: sent again at the next full pass. */
+  readonly waiting = new Map<string, string>();
+  /** Gateway faults met so far (a pass that adds none got through). */
+  gatewayFaults = 0;
+  /** The store's sync files by id (a map: one upload costs the same at 10 files as at 100,000). */
+  private remoteFiles = new Map<string, RemoteFile>();
   /** Local files by path, with the size and mtime their hash was taken at (re-hashed only when those change). */
   private readonly local = new Map<string, LocalFile & { mtimeMs: number }>();
   private stopping = false;
   private readonly indexing = new Set<Promise<void>>();
+  /** File ids whose ingestion is being polled. */
+  private readonly tracked = new Set<string>();
 
   constructor(
     private readonly remote: KbRemote,
@@ -55,6 +69,8 @@ export class FolderSync {
     private readonly root: string,
     private readonly filter: PathFilter,
     private readonly emit: (event: SyncEvent) => void,
+    /** Called on each gateway fault (watch mode schedules a rescan). */
+    private readonly onGatewayFault: () => void = () => undefined,
   ) {}
 
   /** Ctrl-C: no new actions start; those in flight finish. */
@@ -66,9 +82,14 @@ export class FolderSync {
     return this.stopping;
   }
 
-  /** The first pass: scan everything, hash what is new or touched, apply the plan. */
+  /**
+   * A full pass: scan everything, hash what is new or touched, apply the plan. Also the rescan
+   * after a gateway fault: files that were waiting are planned again like any other.
+   */
   async fullSync(): Promise<void> {
-    this.remoteFiles = await this.remote.syncState(this.storeId);
+    this.remoteFiles = new Map((await this.remote.syncState(this.storeId)).map((file) => [file.id, file]));
+    this.waiting.clear();
+    this.totals.waiting = 0;
     const scanned = await scanFolder(this.root, this.filter);
     this.totals.scanned = scanned.length;
     this.emit({ type: 'scanned', files: scanned.length, bytes: scanned.reduce((sum, file) => sum + file.bytes, 0) });
@@ -123,10 +144,16 @@ export class FolderSync {
     const failed = (file: { path: string }) => this.failures.has(file.path);
     const plan = planSync(
       [...this.local.values()].filter((file) => !failed(file)),
-      this.remoteFiles.filter((file) => !failed(file)),
+      [...this.remoteFiles.values()].filter((file) => !failed(file)),
     );
     this.totals.unchanged = plan.unchanged.length;
     if (reportUnchanged) this.emit({ type: 'unchanged', files: plan.unchanged.length });
+    // Sent before (e.g. just before the gateway went down) and still being indexed: follow it.
+    const unchanged = new Set(plan.unchanged.map((file) => `${file.path}\u0000${file.sha256}`));
+    for (const remote of this.remoteFiles.values()) {
+      if (remote.status !== 'in_progress' || this.tracked.has(remote.id) || !unchanged.has(`${remote.path}\u0000${remote.sha256}`)) continue;
+      this.trackIndexing(remote.path, remote.id, 'in_progress', undefined, undefined);
+    }
     await forEachLimited(plan.actions, CONCURRENCY, async (action) => {
       if (this.stopping) return;
       await this.run(action);
@@ -140,7 +167,7 @@ export class FolderSync {
           await this.remote.setAttributes(this.storeId, action.remote.id, { path: action.to.path, sha256: action.to.sha256 });
           this.replaceRemote([action.remote], { ...action.remote, path: action.to.path });
           this.totals.renamed += 1;
-          this.failures.delete(action.to.path);
+          this.cleared(action.to.path);
           this.emit({ type: 'renamed', from: action.remote.path, to: action.to.path, file_id: action.remote.id });
         } catch (error) {
           this.fail(action.to.path, error);
@@ -161,9 +188,9 @@ export class FolderSync {
         this.replaceRemote(action.replaces, { id: attached.id, path: file.path, sha256: file.sha256, status: attached.status });
         this.totals.uploaded += 1;
         this.totals.bytes_uploaded += file.bytes;
-        this.failures.delete(file.path);
+        this.cleared(file.path);
         this.emit({ type: 'uploaded', path: file.path, bytes: file.bytes, file_id: attached.id, replaced: action.replaces.length });
-        this.trackIndexing(file.path, attached.id, attached.status, attached.last_error?.message);
+        this.trackIndexing(file.path, attached.id, attached.status, attached.last_error?.message, attached.last_error?.code);
         return;
       }
       case 'detach': {
@@ -180,26 +207,32 @@ export class FolderSync {
     }
   }
 
-  private trackIndexing(relative: string, fileId: string, status: string, lastError: string | undefined): void {
-    const done = (finalStatus: string, message: string | undefined) => {
-      const entry = this.remoteFiles.find((file) => file.id === fileId);
+  private trackIndexing(relative: string, fileId: string, status: string, lastError: string | undefined, errorCode: string | undefined): void {
+    const done = (finalStatus: string, message: string | undefined, code: string | undefined) => {
+      const entry = this.remoteFiles.get(fileId);
       if (entry !== undefined) entry.status = finalStatus;
       if (finalStatus === 'completed') {
         this.totals.indexed += 1;
+        this.cleared(relative);
         this.emit({ type: 'indexed', path: relative, file_id: fileId });
-      } else this.fail(relative, new Error(`ingestion ${finalStatus}${message === undefined ? '' : `: ${message}`}`));
+        return;
+      }
+      const text = `ingestion ${finalStatus}${message === undefined ? '' : `: ${message}`}`;
+      // A server-side error (provider down) is not the file's: it is sent again later.
+      this.fail(relative, finalStatus === 'failed' && code === 'server_error' ? new IngestionServerError(text) : new Error(text));
     };
     if (status !== 'in_progress') {
-      done(status, lastError);
+      done(status, lastError, errorCode);
       return;
     }
+    this.tracked.add(fileId);
     const started = Date.now();
     const poll = (async () => {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
         try {
           const file = await this.remote.getFile(this.storeId, fileId);
-          if (file.status !== 'in_progress') return done(file.status, file.last_error?.message);
+          if (file.status !== 'in_progress') return done(file.status, file.last_error?.message, file.last_error?.code);
         } catch (error) {
           // Detached meanwhile (the file changed again): nothing to report for this version.
           if ((error as { status?: number }).status === 404) return;
@@ -209,17 +242,36 @@ export class FolderSync {
       }
     })();
     this.indexing.add(poll);
-    void poll.finally(() => this.indexing.delete(poll));
+    void poll.finally(() => {
+      this.indexing.delete(poll);
+      this.tracked.delete(fileId);
+    });
   }
 
   private replaceRemote(old: readonly RemoteFile[], next: RemoteFile | null): void {
     const ids = new Set(old.map((file) => file.id));
-    this.remoteFiles = this.remoteFiles.filter((file) => !ids.has(file.id));
-    if (next !== null) this.remoteFiles.push(next);
+    for (const id of ids) this.remoteFiles.delete(id);
+    if (next !== null) this.remoteFiles.set(next.id, next);
+  }
+
+  /** A step for this path went through: it is neither failed nor waiting any more. */
+  private cleared(relative: string): void {
+    this.failures.delete(relative);
+    this.waiting.delete(relative);
+    this.totals.failed = this.failures.size;
+    this.totals.waiting = this.waiting.size;
   }
 
   private fail(relative: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
+    if (isGatewayFault(error)) {
+      this.waiting.set(relative, message);
+      this.totals.waiting = this.waiting.size;
+      this.gatewayFaults += 1;
+      this.emit({ type: 'waiting', path: relative, error: message });
+      this.onGatewayFault();
+      return;
+    }
     this.failures.set(relative, message);
     this.totals.failed = this.failures.size;
     this.emit({ type: 'failed', path: relative, error: message });

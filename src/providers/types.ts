@@ -11,6 +11,11 @@ export interface CallContext {
   maxOutputTokens?: number | null;
   /** Whether the model reasons (capabilities.reasoning / reasoning_type), for providers that switch it on per request. */
   reasoning?: boolean;
+  /**
+   * Client request headers a native pass-through forwards untouched (DESIGN §5: `anthropic-beta`
+   * on /v1/messages), lower-case names. Translated calls never send them.
+   */
+  passThroughHeaders?: Record<string, string>;
 }
 
 export interface EmbeddingsRequest {

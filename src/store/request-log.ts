@@ -23,6 +23,8 @@ export interface RequestLogEntry {
   energy_kwh: number;
   carbon_g_co2: number;
   stream: boolean;
+  /** DESIGN §5: request fields dropped while translating (also in the igw-ignored-params header); absent when none. */
+  ignored_params?: string[];
   /** Set on lines that are not API requests: `storage` = a daily vector-store storage charge or a removal for unpaid storage. */
   kind?: 'storage';
   /** Storage lines: the UTC day charged and its time-weighted size in GB-days (decimal string). */

@@ -1,14 +1,25 @@
 import { open, rename } from 'node:fs/promises';
 
-/** Writes a file durably and atomically (temp file, fsync, rename; mode 0600): a crash leaves the old or the new bytes. */
-export async function writeFileAtomic(filePath: string, data: Buffer): Promise<void> {
-  const temporary = `${filePath}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
+/**
+ * Writes a file and syncs it (mode 0600). `wx` (the default) refuses to replace an existing
+ * file: for content that is only referenced once this resolves, no temp file and rename are needed.
+ */
+export async function writeSynced(filePath: string, data: Buffer | string, flags: 'wx' | 'w' = 'wx'): Promise<void> {
+  const handle = await open(filePath, flags, 0o600);
   try {
     await handle.writeFile(data);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Writes a file durably and atomically (temp file, fsync, rename; mode 0600): a crash leaves the
+ * old or the new bytes. `suffix` names the temp file (writers that may overlap pass their own).
+ */
+export async function writeFileAtomic(filePath: string, data: Buffer | string, suffix = 'tmp'): Promise<void> {
+  const temporary = `${filePath}.${suffix}`;
+  await writeSynced(temporary, data, 'w');
   await rename(temporary, filePath);
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../app/context.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../util/logger.js';
 import { abortableSleep } from '../util/sleep.js';
+import type { CommitTurn } from './commit-turns.js';
 import type { DocumentTools } from './document-tools.js';
 import { embedTexts } from './embedder.js';
 import type { IngestJob } from './ingest-queue.js';
@@ -47,11 +48,11 @@ async function extractText(context: IngestContext, file: VectorStoreFileRecord, 
 }
 
 /**
- * One file: extract → chunk → embed (routed and billed to the store's account) → commit →
- * completed. An abort (shutdown, cancel, detach) stops it where it is: after a shutdown the file
+ * One file: extract → chunk → embed (routed and billed to the store's account) → commit (in its
+ * turn, see commit-turns.ts) → completed. An abort (shutdown, cancel, detach) stops it where it is: after a shutdown the file
  * is still `in_progress` and runs again at the next start.
  */
-export async function ingestFile(context: IngestContext, job: IngestJob, signal: AbortSignal): Promise<void> {
+export async function ingestFile(context: IngestContext, job: IngestJob, signal: AbortSignal, commitTurn?: CommitTurn): Promise<void> {
   const { repository } = context;
   const store = repository.store(job.storeId);
   const file = repository.file(job.storeId, job.fileId);
@@ -69,9 +70,9 @@ export async function ingestFile(context: IngestContext, job: IngestJob, signal:
       // Detached or cancelled meanwhile: nothing to commit.
       if (repository.file(job.storeId, job.fileId) !== file || file.status !== 'in_progress') return;
       const data = await context.data(store.id);
-      await data.commitFile(file.id, chunks, vectors);
+      await data.commitFile(file.id, chunks, vectors, commitTurn);
       await repository.updateFile(file, { status: 'completed', last_error: null, usage_bytes: data.usageBytes(file.id) });
-      await context.sources.remove(store.id, file.id);
+      if (file.source.kind === 'text') await context.sources.remove(store.id, file.id);
       return;
     } catch (error) {
       if (signal.aborted) return;

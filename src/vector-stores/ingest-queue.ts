@@ -16,8 +16,8 @@ function keyOf(job: IngestJob): string {
  * at start-up, so a restart resumes where the previous process stopped.
  */
 export class IngestQueue {
-  private readonly waiting: IngestJob[] = [];
-  private readonly waitingKeys = new Set<string>();
+  /** Waiting jobs by key, in arrival order (taking the first and dropping any one are O(1)). */
+  private readonly waiting = new Map<string, IngestJob>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private closed = false;
   private idleWaiters: Array<() => void> = [];
@@ -30,19 +30,15 @@ export class IngestQueue {
 
   enqueue(job: IngestJob): void {
     const key = keyOf(job);
-    if (this.closed || this.waitingKeys.has(key) || this.running.has(key)) return;
-    this.waiting.push(job);
-    this.waitingKeys.add(key);
+    if (this.closed || this.waiting.has(key) || this.running.has(key)) return;
+    this.waiting.set(key, job);
     this.pump();
   }
 
   /** Drops a waiting job and aborts a running one; resolves once it has stopped. */
   async cancel(job: IngestJob): Promise<void> {
     const key = keyOf(job);
-    if (this.waitingKeys.delete(key)) {
-      const position = this.waiting.findIndex((candidate) => keyOf(candidate) === key);
-      if (position !== -1) this.waiting.splice(position, 1);
-    }
+    this.waiting.delete(key);
     const active = this.running.get(key);
     if (active !== undefined) {
       active.controller.abort(new Error('ingestion cancelled'));
@@ -52,22 +48,21 @@ export class IngestQueue {
 
   /** Resolves when nothing waits or runs (tests, bench, shutdown). */
   idle(): Promise<void> {
-    if (this.waiting.length === 0 && this.running.size === 0) return Promise.resolve();
+    if (this.waiting.size === 0 && this.running.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private pump(): void {
-    while (!this.closed && this.running.size < this.concurrency && this.waiting.length > 0) {
-      const job = this.waiting.shift()!;
-      const key = keyOf(job);
-      this.waitingKeys.delete(key);
+    while (!this.closed && this.running.size < this.concurrency && this.waiting.size > 0) {
+      const [key, job] = this.waiting.entries().next().value as [string, IngestJob];
+      this.waiting.delete(key);
       const controller = new AbortController();
       const done = this.worker(job, controller.signal)
         .catch((error: unknown) => this.onError(job, error))
         .finally(() => {
           this.running.delete(key);
           this.pump();
-          if (this.waiting.length === 0 && this.running.size === 0) {
+          if (this.waiting.size === 0 && this.running.size === 0) {
             const waiters = this.idleWaiters;
             this.idleWaiters = [];
             for (const resolve of waiters) resolve();
@@ -80,8 +75,7 @@ export class IngestQueue {
   /** Stops taking work and aborts what runs: those files stay `in_progress` and resume at the next start. */
   async close(): Promise<void> {
     this.closed = true;
-    this.waiting.length = 0;
-    this.waitingKeys.clear();
+    this.waiting.clear();
     const active = [...this.running.values()];
     for (const { controller } of active) controller.abort(new Error('gateway shutting down'));
     await Promise.all(active.map(({ done }) => done));

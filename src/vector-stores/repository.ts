@@ -1,47 +1,88 @@
 import type { Low } from 'lowdb';
 import { openCollection } from '../store/db.js';
+import { JournalCollection } from '../store/journal-collection.js';
 import type { FileBatchRecord, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
+import type { StoreSummary } from './wire.js';
 
 interface StoresDocument {
   vector_stores: VectorStoreRecord[];
 }
-interface FilesDocument {
-  files: VectorStoreFileRecord[];
-  seq: number;
-}
-interface BatchesDocument {
-  file_batches: FileBatchRecord[];
+
+function fileKey(storeId: string, fileId: string): string {
+  return `${storeId}/${fileId}`;
 }
 
 /**
- * Vector store metadata in three lowdb collections (DESIGN §4: one JSON file per collection, so a
- * file status change never rewrites the store list). Chunks and indexes live under
- * `vector_stores/<id>/` (see store-data.ts). Reads are in memory; each change is one atomic write.
+ * Vector store metadata (DESIGN §4). The store list is one small lowdb document (it grows only
+ * when someone creates a store); the collections that grow with use, files and file batches, are
+ * journalled (src/store/journal-collection): attaching a file or changing its status appends one
+ * line, whatever the number of files. Chunks and indexes live under `vector_stores/<id>/`
+ * (store-data.ts). Reads are in memory and by key.
  */
 export class VectorStoreRepository {
-  /** store id → its files, in insertion order. */
-  private filesByStore = new Map<string, VectorStoreFileRecord[]>();
+  /** store id → its files by file id, in insertion order. */
+  private filesByStore = new Map<string, Map<string, VectorStoreFileRecord>>();
+  private summaries = new Map<string, StoreSummary>();
+  private sequence = 0;
 
   private constructor(
     private readonly stores: Low<StoresDocument>,
-    private readonly files: Low<FilesDocument>,
-    private readonly batches: Low<BatchesDocument>,
+    private readonly files: JournalCollection<VectorStoreFileRecord>,
+    private readonly batches: JournalCollection<FileBatchRecord>,
   ) {
-    for (const file of files.data.files) this.indexFile(file);
+    for (const file of files.values()) {
+      this.indexFile(file);
+      this.sequence = Math.max(this.sequence, file.seq);
+    }
+    for (const batch of batches.values()) this.sequence = Math.max(this.sequence, batch.seq);
   }
 
   static async open(dataDir: string): Promise<VectorStoreRepository> {
     return new VectorStoreRepository(
       await openCollection<StoresDocument>(dataDir, 'vector_stores', { vector_stores: [] }),
-      await openCollection<FilesDocument>(dataDir, 'vector_store_files', { files: [], seq: 0 }),
-      await openCollection<BatchesDocument>(dataDir, 'vector_store_file_batches', { file_batches: [] }),
+      await JournalCollection.open<VectorStoreFileRecord>(dataDir, 'vector_store_files', {
+        key: (file) => fileKey(file.vector_store_id, file.id),
+        meta: {},
+        legacy: (document) => ({ records: (document as { files?: VectorStoreFileRecord[] }).files ?? [] }),
+      }),
+      await JournalCollection.open<FileBatchRecord>(dataDir, 'vector_store_file_batches', {
+        key: (batch) => batch.id,
+        meta: {},
+        legacy: (document) => ({ records: (document as { file_batches?: FileBatchRecord[] }).file_batches ?? [] }),
+      }),
     );
   }
 
+  /** Writes what is queued and compacts long journals (shutdown). */
+  async close(): Promise<void> {
+    await this.files.close();
+    await this.batches.close();
+  }
+
+  private summaryOf(storeId: string): StoreSummary {
+    let summary = this.summaries.get(storeId);
+    if (summary === undefined) {
+      summary = { counts: { in_progress: 0, completed: 0, failed: 0, cancelled: 0, total: 0 }, usage_bytes: 0 };
+      this.summaries.set(storeId, summary);
+    }
+    return summary;
+  }
+
+  private count(file: VectorStoreFileRecord, sign: 1 | -1): void {
+    const summary = this.summaryOf(file.vector_store_id);
+    summary.counts[file.status] += sign;
+    summary.counts.total += sign;
+    summary.usage_bytes += sign * file.usage_bytes;
+  }
+
   private indexFile(file: VectorStoreFileRecord): void {
-    const list = this.filesByStore.get(file.vector_store_id);
-    if (list === undefined) this.filesByStore.set(file.vector_store_id, [file]);
-    else list.push(file);
+    let files = this.filesByStore.get(file.vector_store_id);
+    if (files === undefined) {
+      files = new Map();
+      this.filesByStore.set(file.vector_store_id, files);
+    }
+    files.set(file.id, file);
+    this.count(file, 1);
   }
 
   // Stores
@@ -66,86 +107,91 @@ export class VectorStoreRepository {
 
   async deleteStore(id: string): Promise<void> {
     this.stores.data.vector_stores = this.stores.data.vector_stores.filter((record) => record.id !== id);
-    const hadFiles = this.filesByStore.delete(id);
-    const batchCount = this.batches.data.file_batches.length;
-    this.batches.data.file_batches = this.batches.data.file_batches.filter((batch) => batch.vector_store_id !== id);
     await this.stores.write();
-    if (hadFiles) {
-      this.files.data.files = this.files.data.files.filter((file) => file.vector_store_id !== id);
-      await this.files.write();
-    }
-    if (this.batches.data.file_batches.length !== batchCount) await this.batches.write();
+    await this.deleteFilesOf(id);
+    await this.batches.delete(...[...this.batches.values()].filter((batch) => batch.vector_store_id === id).map((batch) => batch.id));
   }
 
   // Files
 
+  /** A store's files, oldest first (a copy: O(files), for lists and whole-store work). */
   filesOf(storeId: string): readonly VectorStoreFileRecord[] {
-    return this.filesByStore.get(storeId) ?? [];
+    return [...(this.filesByStore.get(storeId)?.values() ?? [])];
+  }
+
+  /** File counts and processed bytes of a store, without a scan. */
+  summary(storeId: string): Readonly<StoreSummary> {
+    return this.summaryOf(storeId);
   }
 
   file(storeId: string, fileId: string): VectorStoreFileRecord | undefined {
-    return this.filesOf(storeId).find((file) => file.id === fileId);
+    return this.filesByStore.get(storeId)?.get(fileId);
   }
 
-  allFiles(): readonly VectorStoreFileRecord[] {
-    return this.files.data.files;
+  allFiles(): IterableIterator<VectorStoreFileRecord> {
+    return this.files.values();
   }
 
   nextSeq(): number {
-    this.files.data.seq += 1;
-    return this.files.data.seq;
+    this.sequence += 1;
+    return this.sequence;
   }
 
   async insertFiles(records: VectorStoreFileRecord[]): Promise<void> {
-    for (const record of records) {
-      this.files.data.files.push(record);
-      this.indexFile(record);
-    }
-    await this.files.write();
+    for (const record of records) this.indexFile(record);
+    await this.files.put(...records);
   }
 
   async updateFile(record: VectorStoreFileRecord, change: Partial<VectorStoreFileRecord>): Promise<void> {
-    Object.assign(record, change);
-    await this.files.write();
+    await this.updateFiles([[record, change]]);
   }
 
-  /** Several file changes, one write. */
+  /** Several file changes, one group of journal lines. */
   async updateFiles(changes: Array<[VectorStoreFileRecord, Partial<VectorStoreFileRecord>]>): Promise<void> {
     if (changes.length === 0) return;
-    for (const [record, change] of changes) Object.assign(record, change);
-    await this.files.write();
+    const live: VectorStoreFileRecord[] = [];
+    for (const [record, change] of changes) {
+      const indexed = this.file(record.vector_store_id, record.id) === record;
+      if (indexed) this.count(record, -1);
+      Object.assign(record, change);
+      if (indexed) {
+        this.count(record, 1);
+        live.push(record);
+      }
+    }
+    await this.files.put(...live);
   }
 
   async deleteFile(record: VectorStoreFileRecord): Promise<void> {
-    this.files.data.files = this.files.data.files.filter((file) => file !== record);
-    const list = this.filesByStore.get(record.vector_store_id);
-    if (list !== undefined) {
-      const remaining = list.filter((file) => file !== record);
-      if (remaining.length === 0) this.filesByStore.delete(record.vector_store_id);
-      else this.filesByStore.set(record.vector_store_id, remaining);
-    }
-    await this.files.write();
+    const files = this.filesByStore.get(record.vector_store_id);
+    if (files?.get(record.id) !== record) return;
+    files.delete(record.id);
+    this.count(record, -1);
+    if (files.size === 0) this.filesByStore.delete(record.vector_store_id);
+    await this.files.delete(fileKey(record.vector_store_id, record.id));
   }
 
   async deleteFilesOf(storeId: string): Promise<void> {
-    if (!this.filesByStore.delete(storeId)) return;
-    this.files.data.files = this.files.data.files.filter((file) => file.vector_store_id !== storeId);
-    await this.files.write();
+    const files = this.filesByStore.get(storeId);
+    this.filesByStore.delete(storeId);
+    this.summaries.delete(storeId);
+    if (files === undefined) return;
+    await this.files.delete(...[...files.keys()].map((fileId) => fileKey(storeId, fileId)));
   }
 
   // File batches
 
   batch(storeId: string, batchId: string): FileBatchRecord | undefined {
-    return this.batches.data.file_batches.find((batch) => batch.id === batchId && batch.vector_store_id === storeId);
+    const batch = this.batches.get(batchId);
+    return batch?.vector_store_id === storeId ? batch : undefined;
   }
 
   async insertBatch(record: FileBatchRecord): Promise<void> {
-    this.batches.data.file_batches.push(record);
-    await this.batches.write();
+    await this.batches.put(record);
   }
 
   async updateBatch(record: FileBatchRecord, change: Partial<FileBatchRecord>): Promise<void> {
     Object.assign(record, change);
-    await this.batches.write();
+    await this.batches.put(record);
   }
 }

@@ -7,6 +7,7 @@ import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
 import type { DocumentTools } from './document-tools.js';
 import type { Attributes } from './filters.js';
+import { CommitTurns } from './commit-turns.js';
 import { ingestFile, type IngestContext } from './ingest-file.js';
 import { IngestQueue, type IngestJob } from './ingest-queue.js';
 import type { ExpiresAfter, FileBatchRecord, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
@@ -19,6 +20,11 @@ import { expiresAt, renderBatch, renderFile, renderStore } from './wire.js';
 /** Activity is recorded in memory at once, on disk at most this often per store (no per-search rewrite). */
 const ACTIVITY_WRITE_SECONDS = 60;
 const EXPIRY_SWEEP_MS = 60_000;
+/**
+ * Files ingested at once. An ingestion mostly waits (file read, embedding call, fsyncs), so a
+ * few more than the cores keep the CPU busy; the store's commit step is serialised anyway.
+ */
+const INGEST_CONCURRENCY = 8;
 
 export interface NewStore {
   name: string;
@@ -50,6 +56,7 @@ export class VectorStoreService {
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly sources: SourceBlobs;
   private readonly persistedActivity = new Map<string, number>();
+  private readonly commitTurns = new CommitTurns();
   private readonly sizeListeners = new Set<(storeId: string) => void>();
 
   private constructor(
@@ -82,11 +89,11 @@ export class VectorStoreService {
     this.app = app;
     this.tools = tools;
     const context: IngestContext = { app, tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
-    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, job, signal), 2, (job, error) => {
+    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, job, signal), INGEST_CONCURRENCY, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
-    const pending = this.repository.allFiles().filter((file) => file.status === 'in_progress');
+    const pending = [...this.repository.allFiles()].filter((file) => file.status === 'in_progress');
     const committedByStore = new Map<string, Set<string>>();
     const completed: Array<[VectorStoreFileRecord, Partial<VectorStoreFileRecord>]> = [];
     for (const file of pending) {
@@ -135,6 +142,7 @@ export class VectorStoreService {
       await (await store).close().catch(() => undefined);
     }
     for (const store of this.repository.allStores()) await this.persistActivity(store, true);
+    await this.repository.close();
   }
 
   /** `vector_stores/<id>/` (DESIGN §4); ids are UUIDs igw generated, so they are safe as names. */
@@ -142,9 +150,12 @@ export class VectorStoreService {
   private async ingestTracked(context: IngestContext, job: IngestJob, signal: AbortSignal): Promise<void> {
     const file = this.repository.file(job.storeId, job.fileId);
     const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${job.storeId}`, { total: 1 });
+    // Taken before the first await: turns follow the order in which the queue starts jobs.
+    const turn = this.commitTurns.take(job.storeId);
     try {
-      await ingestFile(context, job, signal);
+      await ingestFile(context, job, signal, turn);
     } finally {
+      turn.done();
       this.sizeChanged(job.storeId);
       const status = this.repository.file(job.storeId, job.fileId)?.status;
       if (status === 'completed') task.end('completed');
@@ -232,7 +243,7 @@ export class VectorStoreService {
   }
 
   render(store: VectorStoreRecord) {
-    return renderStore(store, this.repository.filesOf(store.id));
+    return renderStore(store, this.repository.summary(store.id));
   }
 
   /** Marks the store used now (search, attach): moves its expiry. */

@@ -10,7 +10,7 @@ export function vectorStoreStorage(service: VectorStoreService): StorageSource {
   const sizeOf = (storeId: string): StoreSize | undefined => {
     const store = service.repository.store(storeId);
     if (store === undefined || store.expired_at !== null) return undefined;
-    return { storeId, account: store.account, bytes: storeUsageBytes(store, service.repository.filesOf(storeId)) };
+    return { storeId, account: store.account, bytes: storeUsageBytes(store, service.repository.summary(storeId)) };
   };
   return {
     sizes: () => service.repository.allStores().flatMap((store) => sizeOf(store.id) ?? []),

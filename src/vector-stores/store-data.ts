@@ -1,7 +1,9 @@
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AtomicJsonFile } from '../store/atomic-json-file.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { JournalCollection } from '../store/journal-collection.js';
+import { writeSynced } from '../util/atomic-write.js';
+import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
@@ -21,18 +23,46 @@ export interface ChunkHit {
 }
 
 interface FileEntry {
+  /** The file id. */
+  id: string;
   /** Labels start..start+count-1 are this file's chunks, in order. */
   start: number;
   count: number;
   /** Chunk text bytes plus vector bytes (spec: storage is "chunk text plus embeddings"). */
   usage_bytes: number;
+  /** Base name of its `chunks/` files: fresh per commit, so a new version never overwrites a committed one. */
+  segment?: string;
 }
 
-/** manifest.json: the committed state of the store. The index snapshot may lag; segments never do. */
-interface Manifest {
+/** The manifest's store-wide values (next to its file entries). */
+interface ManifestMeta {
+  dimensions: number | null;
+  /** Labels are never reused: hnswlib keeps deleted ones. */
+  next_label: number;
+}
+
+/** manifest.json as written before the manifest was journalled: one document rewritten per file. */
+interface LegacyManifest {
   dimensions: number | null;
   next_label: number;
-  files: Record<string, FileEntry>;
+  files: Record<string, Omit<FileEntry, 'id'>>;
+}
+
+/** The committed state of the store (manifest.json + manifest.jsonl). The index snapshot may lag; segments never do. */
+type Manifest = JournalCollection<FileEntry, ManifestMeta>;
+
+function openManifest(folder: string): Promise<Manifest> {
+  return JournalCollection.open<FileEntry, ManifestMeta>(folder, 'manifest', {
+    key: (entry) => entry.id,
+    meta: { dimensions: null, next_label: 0 },
+    legacy: (document) => {
+      const legacy = document as LegacyManifest;
+      return {
+        records: Object.entries(legacy.files ?? {}).map(([id, entry]) => ({ id, ...entry })),
+        meta: { dimensions: legacy.dimensions ?? null, next_label: legacy.next_label ?? 0 },
+      };
+    },
+  });
 }
 
 /** Under this many live chunks passing a filter, the search is exact (brute force) instead of ANN. */
@@ -41,8 +71,14 @@ export const EXACT_SEARCH_LIMIT = 5000;
 const TEXT_CACHE_CHARS = 32 * 1024 * 1024;
 /** Decrypted, normalized vectors kept in memory (bytes), for exact searches under selective filters. */
 const VECTOR_CACHE_BYTES = 64 * 1024 * 1024;
-/** Coalesces index snapshots: one write after a burst of ingests, not one per file. */
+/** The index snapshot is written this long after the last change (a burst of ingests: one write at its end). */
 const SNAPSHOT_DELAY_MS = 250;
+/**
+ * During a long burst the snapshot is also written once the points added since the last one reach
+ * this many, or half the index, whichever is more: snapshot writes grow geometrically, so their
+ * total cost stays proportional to the index (flat per file), and a crash re-adds at most that many.
+ */
+const SNAPSHOT_MIN_POINTS = 5000;
 
 function segmentName(fileId: string): string {
   return Buffer.from(fileId, 'utf8').toString('base64url');
@@ -93,10 +129,12 @@ function normalize(vector: readonly number[]): number[] {
 
 /**
  * The contents of one vector store under `vector_stores/<id>/`:
- * - `chunks/<file>.text` and `chunks/<file>.vec`: a file's chunk texts and vectors, sealed,
- *   written (fsync + rename) before the file counts as committed;
- * - `manifest.json`: which files are committed and their label ranges (atomic JSON);
- * - `index.hnsw`: a snapshot of the HNSW index, written shortly after changes.
+ * - `chunks/<segment>.text` and `chunks/<segment>.vec`: a file's chunk texts and vectors, sealed,
+ *   written and synced under a fresh name before the file counts as committed (segments no
+ *   manifest entry names, from a crash mid-commit, are removed at open);
+ * - `manifest.json` + `manifest.jsonl`: which files are committed and their label ranges, a
+ *   journalled collection (one appended line per commit or removal, compacted in the background);
+ * - `index.hnsw`: a snapshot of the HNSW index, written after a burst of changes (or during a long one).
  * A crash between steps is repaired on load: committed files missing from the snapshot are
  * re-added from their sealed vectors, labels of files no longer committed are marked deleted.
  * So nothing acknowledged is lost and an uncommitted file simply runs again.
@@ -111,6 +149,9 @@ export class StoreData {
   private sample: Float32Array | null = null;
   /** Committed files by start label, for label → file lookups. */
   private ranges: Array<{ start: number; count: number; fileId: string }> = [];
+  private chunkCount = 0;
+  /** Points added or deleted since the last index snapshot. */
+  private unsaved = 0;
   private textCache = new Map<string, StoredChunk[]>();
   private textCacheChars = 0;
   private vectorCache = new Map<string, Float32Array>();
@@ -123,69 +164,94 @@ export class StoreData {
     readonly storeId: string,
     readonly folder: string,
     private readonly sealer: Sealer,
-    private readonly manifestFile: AtomicJsonFile<Manifest>,
-    private manifest: Manifest,
+    private readonly manifest: Manifest,
     private readonly snapshotDelayMs: number,
   ) {
-    this.rebuildRanges();
+    this.ranges = [...manifest.values()].map((entry) => ({ fileId: entry.id, start: entry.start, count: entry.count })).sort((left, right) => left.start - right.start);
+    this.chunkCount = this.ranges.reduce((sum, range) => sum + range.count, 0);
   }
 
   /** Opens (or creates) a store folder and makes index and manifest agree. */
   static async open(storeId: string, folder: string, sealer: Sealer, options: { snapshotDelayMs?: number } = {}): Promise<StoreData> {
     await mkdir(path.join(folder, 'chunks'), { recursive: true, mode: 0o700 });
-    const manifestFile = new AtomicJsonFile<Manifest>(path.join(folder, 'manifest.json'));
-    const manifest = (await manifestFile.read()) ?? { dimensions: null, next_label: 0, files: {} };
-    const data = new StoreData(storeId, folder, sealer, manifestFile, manifest, options.snapshotDelayMs ?? SNAPSHOT_DELAY_MS);
+    const manifest = await openManifest(folder);
+    // A manifest from an older layout may lack next_label: labels must never be handed out twice.
+    let end = 0;
+    for (const entry of manifest.values()) end = Math.max(end, entry.start + entry.count);
+    if (manifest.meta.next_label < end) await manifest.setMeta({ next_label: end });
+    const data = new StoreData(storeId, folder, sealer, manifest, options.snapshotDelayMs ?? SNAPSHOT_DELAY_MS);
+    await data.removeOrphanSegments();
     await data.loadIndex();
     data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.ranges, readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
-    if (data.lexical.changed) data.scheduleSnapshot();
+    if (data.lexical.changed) data.scheduleSnapshot(0);
     return data;
   }
 
   /** Committed file ids without loading anything else (used to reconcile records at start-up). */
   static async committedFiles(folder: string): Promise<Set<string>> {
-    const manifest = await new AtomicJsonFile<Manifest>(path.join(folder, 'manifest.json')).read();
-    return new Set(Object.keys(manifest?.files ?? {}));
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    const manifest = await openManifest(folder);
+    const committed = new Set([...manifest.values()].map((entry) => entry.id));
+    await manifest.close();
+    return committed;
   }
 
   get dimensions(): number | null {
-    return this.manifest.dimensions;
+    return this.manifest.meta.dimensions;
   }
 
   /** Chunks currently searchable. */
   get liveChunks(): number {
-    return this.ranges.reduce((sum, range) => sum + range.count, 0);
+    return this.chunkCount;
   }
 
   usageBytes(fileId: string): number {
-    return this.manifest.files[fileId]?.usage_bytes ?? 0;
+    return this.manifest.get(fileId)?.usage_bytes ?? 0;
   }
 
   hasFile(fileId: string): boolean {
-    return Object.hasOwn(this.manifest.files, fileId);
+    return this.manifest.has(fileId);
   }
 
-  private rebuildRanges(): void {
-    this.sample = null;
-    this.ranges = Object.entries(this.manifest.files)
-      .map(([fileId, entry]) => ({ fileId, start: entry.start, count: entry.count }))
-      .sort((left, right) => left.start - right.start);
+  /** Position of the range starting at `start` (ranges are sorted by start). */
+  private rangeIndex(start: number): number {
+    let low = 0;
+    let high = this.ranges.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const candidate = this.ranges[middle]!.start;
+      if (candidate === start) return middle;
+      if (candidate < start) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
   }
 
   private indexPath(): string {
     return path.join(this.folder, 'index.hnsw');
   }
 
-  private segmentPath(fileId: string, kind: 'text' | 'vec'): string {
-    return path.join(this.folder, 'chunks', `${segmentName(fileId)}.${kind}`);
+  /** A committed file's segment (its manifest entry names it; entries from before segment names use the file id alone). */
+  private segmentPath(fileId: string, kind: 'text' | 'vec', segment = this.manifest.get(fileId)?.segment): string {
+    return path.join(this.folder, 'chunks', `${segment ?? segmentName(fileId)}.${kind}`);
   }
 
   private aad(fileId: string, kind: 'text' | 'vec'): string {
     return `vector_store:${this.storeId}:${fileId}:${kind}`;
   }
 
+  /** Segments written by a commit that never reached the manifest (crash or failure in between). */
+  private async removeOrphanSegments(): Promise<void> {
+    const folder = path.join(this.folder, 'chunks');
+    const named = new Set<string>();
+    for (const entry of this.manifest.values()) named.add(entry.segment ?? segmentName(entry.id));
+    for (const name of await readdir(folder)) {
+      if (!named.has(name.replace(/\.(text|vec)$/, ''))) await rm(path.join(folder, name), { force: true });
+    }
+  }
+
   private async loadIndex(): Promise<void> {
-    const dimensions = this.manifest.dimensions;
+    const dimensions = this.manifest.meta.dimensions;
     if (dimensions === null) return;
     let index: HnswIndex | null = null;
     try {
@@ -216,7 +282,7 @@ export class StoreData {
       await this.addPoints(vectors, labels);
       await this.index.save(this.indexPath());
     } else if (deleted) {
-      this.scheduleSnapshot();
+      this.scheduleSnapshot(0);
     }
   }
 
@@ -240,7 +306,7 @@ export class StoreData {
     }
     const plain = this.sealer.unseal(await readFile(this.segmentPath(fileId, 'vec')), this.aad(fileId, 'vec'));
     // Copy out of the Buffer pool into an aligned array of its own.
-    const flat = normalizeRows(new Float32Array(plain.buffer.slice(plain.byteOffset, plain.byteOffset + plain.byteLength)), this.manifest.dimensions!);
+    const flat = normalizeRows(new Float32Array(plain.buffer.slice(plain.byteOffset, plain.byteOffset + plain.byteLength)), this.manifest.meta.dimensions!);
     this.cacheVectors(fileId, flat);
     return flat;
   }
@@ -284,34 +350,68 @@ export class StoreData {
 
   /**
    * Stores a file's chunks and vectors and makes them searchable. Resolves once the file is
-   * durable (segments fsynced, manifest renamed): from then on a crash cannot lose it.
+   * durable (segments fsynced, manifest line fdatasync'ed): from then on a crash cannot lose it.
    */
-  commitFile(fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[]): Promise<void> {
-    return this.exclusive(async () => {
-      if (this.closed) throw new Error('vector store data is closed');
-      if (chunks.length !== vectors.length) throw new Error('one vector per chunk expected');
-      if (this.hasFile(fileId)) await this.removeNow(fileId);
-      const dimensions = vectors[0]?.length ?? this.manifest.dimensions ?? 0;
-      if (vectors.length > 0 && this.manifest.dimensions !== null && dimensions !== this.manifest.dimensions) {
-        throw new Error(`the embedding model returned ${dimensions} dimensions; this store holds ${this.manifest.dimensions}`);
-      }
-      await writeFileAtomic(this.segmentPath(fileId, 'text'), this.sealer.seal(Buffer.from(JSON.stringify(chunks), 'utf8'), this.aad(fileId, 'text')));
-      if (vectors.length > 0) await writeFileAtomic(this.segmentPath(fileId, 'vec'), this.sealer.seal(encodeVectors(vectors, dimensions), this.aad(fileId, 'vec')));
-      const start = this.manifest.next_label;
-      if (vectors.length > 0) {
-        if (this.manifest.dimensions === null) this.manifest.dimensions = dimensions;
-        this.index ??= HnswIndex.create(dimensions);
-        await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
-      }
-      this.manifest.next_label = start + vectors.length;
-      this.lexical.addFile(start, chunks.map((chunk) => chunk.text));
-      const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
-      this.manifest.files[fileId] = { start, count: vectors.length, usage_bytes: textBytes + vectors.length * dimensions * 4 };
-      await this.manifestFile.write(this.manifest);
-      this.rebuildRanges();
-      this.cacheText(fileId, [...chunks]);
-      this.scheduleSnapshot();
-    });
+  async commitFile(fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[], turn?: CommitTurn): Promise<void> {
+    if (this.closed) throw new Error('vector store data is closed');
+    if (chunks.length !== vectors.length) throw new Error('one vector per chunk expected');
+    const dimensions = vectors[0]?.length ?? null;
+    this.checkDimensions(dimensions);
+    // Segments are written and synced before the store's lock is taken, so concurrent commits wait
+    // for the disk together; the fresh name keeps a committed version of this file untouched.
+    const segment = `${segmentName(fileId)}.${randomBytes(6).toString('hex')}`;
+    const written: string[] = [];
+    const writeSegment = async (kind: 'text' | 'vec', plain: Buffer) => {
+      const target = this.segmentPath(fileId, kind, segment);
+      written.push(target);
+      await writeSynced(target, this.sealer.seal(plain, this.aad(fileId, kind)));
+    };
+    try {
+      await Promise.all([
+        writeSegment('text', Buffer.from(JSON.stringify(chunks), 'utf8')),
+        ...(dimensions === null ? [] : [writeSegment('vec', encodeVectors(vectors, dimensions))]),
+      ]);
+      // The caller's place in the store's commit order (labels then follow that order); the next
+      // commit may go as soon as this one's labels are taken, not once it is durable.
+      await turn?.ready;
+      const { durable } = await this.exclusive(async () => {
+        if (this.closed) throw new Error('vector store data is closed');
+        this.checkDimensions(dimensions);
+        if (this.hasFile(fileId)) await this.removeNow(fileId);
+        const start = this.manifest.meta.next_label;
+        if (dimensions !== null) {
+          this.index ??= HnswIndex.create(dimensions);
+          await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
+        }
+        const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
+        // Appended in order under the lock, made durable after it (one fdatasync for every commit
+        // waiting meanwhile). Meta and entry go out in the same journal write.
+        const durable = Promise.all([
+          this.manifest.setMeta({ dimensions: dimensions ?? this.manifest.meta.dimensions, next_label: start + vectors.length }),
+          this.manifest.put({ id: fileId, start, count: vectors.length, usage_bytes: textBytes + vectors.length * (dimensions ?? 0) * 4, segment }),
+        ]);
+        this.lexical.addFile(start, chunks.map((chunk) => chunk.text));
+        // Labels only grow: the new range goes last.
+        this.ranges.push({ fileId, start, count: vectors.length });
+        this.sample = null;
+        this.chunkCount += vectors.length;
+        this.cacheText(fileId, [...chunks]);
+        this.scheduleSnapshot(vectors.length);
+        turn?.done();
+        return { durable };
+      });
+      await durable;
+    } catch (error) {
+      if (this.manifest.get(fileId)?.segment !== segment) for (const target of written) await rm(target, { force: true });
+      throw error;
+    }
+  }
+
+  private checkDimensions(dimensions: number | null): void {
+    const known = this.manifest.meta.dimensions;
+    if (dimensions !== null && known !== null && dimensions !== known) {
+      throw new Error(`the embedding model returned ${dimensions} dimensions; this store holds ${known}`);
+    }
   }
 
   /** Removes a file: its labels are marked deleted, its segments deleted. */
@@ -320,23 +420,35 @@ export class StoreData {
   }
 
   private async removeNow(fileId: string): Promise<void> {
-    const entry = this.manifest.files[fileId];
+    const entry = this.manifest.get(fileId);
     if (entry === undefined) return;
+    const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
     for (let offset = 0; offset < entry.count; offset += 1) this.index?.markDeleted(entry.start + offset);
     this.lexical.removeLabels(entry.start, entry.count);
-    delete this.manifest.files[fileId];
-    await this.manifestFile.write(this.manifest);
-    this.rebuildRanges();
+    await this.manifest.delete(fileId);
+    const position = this.rangeIndex(entry.start);
+    if (position !== -1) this.ranges.splice(position, 1);
+    this.sample = null;
+    this.chunkCount -= entry.count;
     this.dropText(fileId);
     this.dropVectors(fileId);
-    await rm(this.segmentPath(fileId, 'text'), { force: true });
-    await rm(this.segmentPath(fileId, 'vec'), { force: true });
-    this.scheduleSnapshot();
+    for (const segment of segments) await rm(segment, { force: true });
+    this.scheduleSnapshot(entry.count);
   }
 
-  private scheduleSnapshot(): void {
+  /** `points` changed: snapshot once the changes pause, or now when many piled up (see SNAPSHOT_MIN_POINTS). */
+  private scheduleSnapshot(points: number): void {
     this.dirty = true;
-    if (this.snapshotTimer !== null || this.closed) return;
+    this.unsaved += points;
+    if (this.closed) return;
+    if (this.snapshotTimer !== null) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = null;
+    if (this.unsaved >= Math.max(SNAPSHOT_MIN_POINTS, this.chunkCount / 2)) {
+      this.unsaved = 0;
+      // Queued behind the current change (this runs inside the store's exclusive section).
+      void this.snapshot().catch(() => undefined);
+      return;
+    }
     this.snapshotTimer = setTimeout(() => {
       this.snapshotTimer = null;
       void this.snapshot().catch(() => undefined);
@@ -349,6 +461,7 @@ export class StoreData {
     return this.exclusive(async () => {
       if (!this.dirty) return;
       this.dirty = false;
+      this.unsaved = 0;
       await this.index?.save(this.indexPath());
       await this.lexical.save();
     });
@@ -394,9 +507,10 @@ export class StoreData {
    * return too few or miss the best); otherwise hnswlib filters during the walk.
    */
   async search(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean): Promise<ChunkHit[]> {
-    if (this.index === null || this.manifest.dimensions === null || k <= 0) return [];
-    if (query.length !== this.manifest.dimensions) {
-      throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${this.manifest.dimensions}`);
+    const dimensions = this.manifest.meta.dimensions;
+    if (this.index === null || dimensions === null || k <= 0) return [];
+    if (query.length !== dimensions) {
+      throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${dimensions}`);
     }
     let neighbors: Neighbor[];
     if (acceptFile === undefined) {
@@ -438,7 +552,7 @@ export class StoreData {
   }
 
   labelOf(fileId: string, chunkIndex: number): number | undefined {
-    const entry = this.manifest.files[fileId];
+    const entry = this.manifest.get(fileId);
     return entry === undefined || chunkIndex < 0 || chunkIndex >= entry.count ? undefined : entry.start + chunkIndex;
   }
 
@@ -458,7 +572,7 @@ export class StoreData {
     if (this.sample === null) {
       const live = this.liveChunks;
       const count = Math.min(64, live);
-      const dimensions = this.manifest.dimensions ?? 0;
+      const dimensions = this.manifest.meta.dimensions ?? 0;
       const sample = new Float32Array(count * dimensions);
       let rangeIndex = 0;
       let before = 0;
@@ -508,5 +622,6 @@ export class StoreData {
     }
     await this.snapshot();
     this.closed = true;
+    await this.manifest.close();
   }
 }

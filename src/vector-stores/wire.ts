@@ -28,20 +28,26 @@ export function expiresAt(store: VectorStoreRecord): number | null {
   return store.expires_after === null ? null : store.last_active_at + store.expires_after.days * 86_400;
 }
 
+/** A store's file counts and processed bytes, as the repository keeps them up to date (no scan per read). */
+export interface StoreSummary {
+  counts: FileCounts;
+  usage_bytes: number;
+}
+
 /** Processed size (chunk text plus embeddings) of a store's files: what `usage_bytes` shows and storage billing meters. */
-export function storeUsageBytes(store: VectorStoreRecord, files: readonly VectorStoreFileRecord[]): number {
-  return store.expired_at === null ? files.reduce((sum, file) => sum + file.usage_bytes, 0) : 0;
+export function storeUsageBytes(store: VectorStoreRecord, summary: Pick<StoreSummary, 'usage_bytes'>): number {
+  return store.expired_at === null ? summary.usage_bytes : 0;
 }
 
 /** The vector store object (spec "Vector store", plus OpenAI's last_active_at and DESIGN §5's embedding_model). */
-export function renderStore(store: VectorStoreRecord, files: readonly VectorStoreFileRecord[]) {
-  const counts = countFiles(files);
+export function renderStore(store: VectorStoreRecord, summary: StoreSummary) {
+  const counts = { ...summary.counts };
   return {
     id: store.id,
     object: 'vector_store' as const,
     created_at: store.created_at,
     name: store.name,
-    usage_bytes: storeUsageBytes(store, files),
+    usage_bytes: storeUsageBytes(store, summary),
     file_counts: counts,
     status: storeStatus(store, counts),
     expires_after: store.expires_after,

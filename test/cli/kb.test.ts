@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanupAll, igw, makeSandbox, startServer, type RunningServer, type Sandbox } from '../helpers/cli.js';
+import { scriptAvailable } from '../helpers/pty.js';
 
 let sandbox: Sandbox;
 let server: RunningServer;
@@ -43,6 +44,17 @@ function events(stdout: string): Array<Record<string, any>> {
     .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
+/** `kb sync FOLDER --watch --json` running in the background, once it reports that it watches. */
+async function startWatch() {
+  const child = execa(process.execPath, [BIN, 'kb', 'sync', folder, '--store', 'notes', '--watch', '--json'], { cwd: sandbox.cwd, env: { ...sandbox.env, ...env }, extendEnv: false, reject: false, stdin: 'ignore', buffer: false });
+  let output = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => (output += chunk));
+  const stdout = () => output;
+  await until(async () => stdout().includes('"type":"watching"'));
+  return { child, stdout };
+}
+
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -60,7 +72,7 @@ describe('igw kb', () => {
     expect(search.data[0]!.attributes.path).toBe('keys.md');
     const plain = await kb(['search', 'notes', 'rotate api key', '-n', '1']);
     expect(plain.stdout).toMatch(/^1\. keys\.md {2}\(score /);
-    expect((await kb(['rm', 'notes'])).exitCode).toBe(0);
+    expect((await kb(['rm', 'notes', '--yes'])).exitCode).toBe(0);
     const missing = await kb(['search', 'notes', 'x']);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
@@ -106,11 +118,7 @@ describe('igw kb', () => {
   });
 
   it('--watch follows create, modify, rename and delete; Ctrl-C ends with a summary and exit 0', async () => {
-    const child = execa(process.execPath, [BIN, 'kb', 'sync', folder, '--store', 'notes', '--watch', '--json'], { cwd: sandbox.cwd, env: { ...sandbox.env, ...env }, extendEnv: false, reject: false, stdin: 'ignore', buffer: false });
-    let stdout = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => (stdout += chunk));
-    await until(async () => stdout.includes('"type":"watching"'));
+    const { child, stdout } = await startWatch();
     const paths = async () => (await storeFiles()).map((file) => file.path).join(',');
 
     await writeFile(path.join(folder, 'created.md'), 'Fresh.\n');
@@ -127,7 +135,7 @@ describe('igw kb', () => {
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(0);
-    const all = events(stdout);
+    const all = events(stdout());
     expect(all.filter((event) => event.type === 'renamed')).toEqual([expect.objectContaining({ from: 'keys.md', to: 'renamed.md' })]);
     const createdUploads = all.filter((event) => event.type === 'uploaded' && event.path === 'created.md').length;
     expect(createdUploads).toBeLessThanOrEqual(3);
@@ -155,4 +163,80 @@ describe('igw kb', () => {
     expect(files).toHaveLength(32);
     expect(new Set(files.map((file) => file.path)).size).toBe(32);
   }, 60_000);
+  it('create --embedding-model picks the model; a second store with a taken name is refused with the existing id', { timeout: 60_000 }, async () => {
+    const created = await kb(['create', 'papers', '--embedding-model', 'local-embed', '--json']);
+    expect(created.exitCode).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'papers', embedding_model: 'local-embed' });
+    const notAnEmbedder = await kb(['create', 'chatty', '--embedding-model', 'local-echo']);
+    expect(notAnEmbedder.exitCode).toBe(1);
+    expect(notAnEmbedder.stderr).toContain('igw models');
+    const existing = (JSON.parse((await kb(['list', '--json'])).stdout) as Array<{ id: string; name: string }>).find((store) => store.name === 'notes')!;
+    const duplicate = await kb(['create', 'notes']);
+    expect(duplicate.exitCode).toBe(1);
+    expect(duplicate.stderr).toContain('already exists');
+    expect(duplicate.stderr).toContain(existing.id);
+    const names = (JSON.parse((await kb(['list', '--json'])).stdout) as Array<{ name: string }>).map((store) => store.name).sort();
+    expect(names).toEqual(['notes', 'papers']);
+  });
+
+  it('rm never deletes unasked: without a terminal it refuses and names --yes', { timeout: 60_000 }, async () => {
+    const refused = await kb(['rm', 'notes']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(/not a terminal.*igw kb rm \S+ --yes/);
+    expect((JSON.parse((await kb(['list', '--json'])).stdout) as unknown[]).length).toBe(1);
+    expect((await kb(['rm', 'notes', '--yes'])).exitCode).toBe(0);
+    expect(JSON.parse((await kb(['list', '--json'])).stdout)).toEqual([]);
+  });
+
+  it.runIf(scriptAvailable('kb rm'))('rm asks on a terminal: "n" keeps the store, "y" deletes it', { timeout: 60_000 }, async () => {
+    const onTerminal = (answer: string) =>
+      execa('script', ['-qefc', `${process.execPath} ${BIN} kb rm notes`, '/dev/null'], { cwd: sandbox.cwd, env: { ...sandbox.env, ...env }, extendEnv: false, reject: false, input: answer, timeout: 20_000 });
+    const kept = await onTerminal('n\n');
+    expect(String(kept.stdout)).toMatch(/Delete vector store "notes".*\[y\/N\]/);
+    expect((JSON.parse((await kb(['list', '--json'])).stdout) as unknown[]).length).toBe(1);
+    const deleted = await onTerminal('y\n');
+    expect(deleted.exitCode).toBe(0);
+    expect(JSON.parse((await kb(['list', '--json'])).stdout)).toEqual([]);
+  });
+
+  it('search prints score, file and the part of the text that matched; a name resolves without a 404', { timeout: 60_000 }, async () => {
+    const filler = Array.from({ length: 40 }, (_, index) => `Paragraph ${index} talks about weather, tides and the harbour.`).join(' ');
+    await writeFile(path.join(folder, 'long.md'), `${filler} To rotate the signing certificate, run the renewal job on Fridays.\n`);
+    expect((await kb(['sync', folder, '--store', 'notes'])).exitCode).toBe(0);
+    const result = await kb(['search', 'notes', 'rotate signing certificate renewal', '-n', '1', '--filter', '{"type":"eq","key":"path","value":"long.md"}']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^1\. long\.md {2}\(score 0\.\d{3}\)\n {3}…/);
+    expect(result.stdout).toContain('To rotate the signing certificate');
+    // `--store NAME` / a name argument: looked up by name, no failed id lookup in the gateway's log.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const folderOfLogs = path.join(sandbox.dataDir, 'logs');
+    const lines = (await Promise.all((await readdir(folderOfLogs)).map((name) => readFile(path.join(folderOfLogs, name), 'utf8')))).join('').split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map((line) => JSON.parse(line) as { status: number; endpoint: string }).filter((entry) => entry.status === 404)).toEqual([]);
+  });
+
+  it('list shows failed files as failed, not as a completed store', { timeout: 60_000 }, async () => {
+    await writeFile(path.join(folder, 'blob.bin'), Buffer.from([0, 1, 2, 3, 255, 254]));
+    expect((await kb(['sync', folder, '--store', 'notes'])).exitCode).toBe(1);
+    const [store] = JSON.parse((await kb(['list', '--json'])).stdout) as Array<{ file_counts: Record<string, number> }>;
+    expect(store!.file_counts).toMatchObject({ completed: 2, failed: 1, total: 3 });
+    const table = (await kb(['list'])).stdout.split('\n');
+    expect(table[0]).toMatch(/STATUS +FILES +INDEXED +FAILED/);
+    expect(table[1]).toMatch(/notes +completed with failures +3 +2 +1 /);
+  });
+
+  it('--watch: a file created while the gateway restarts is sent once it is back, and no file is reported failed', async () => {
+    const { child, stdout } = await startWatch();
+    await until(async () => (await storeFiles()).filter((file) => file.status === 'completed').length === 2);
+    await server.stop('SIGTERM');
+    await writeFile(path.join(folder, 'while-down.md'), 'Written while the gateway was restarting.\n');
+    await until(async () => stdout().includes('"type":"retrying"'));
+    server = await startServer(sandbox, ['--port', String(server.port)]);
+    await until(async () => (await storeFiles().catch(() => [])).some((file) => file.path === 'while-down.md' && file.status === 'completed'), 60_000);
+    child.kill('SIGINT');
+    await child;
+    const all = events(stdout());
+    expect(all.filter((event) => event.type === 'failed')).toEqual([]);
+    expect(all.at(-1)).toMatchObject({ type: 'summary', failed: 0, waiting: 0 });
+  }, 90_000);
 });

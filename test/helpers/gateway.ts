@@ -97,3 +97,25 @@ export function upstreamConfig(baseUrl: string, overrides: Record<string, unknow
     ...overrides,
   };
 }
+
+/**
+ * A config with one Anthropic-kind provider "claude" at `baseUrl` serving chat model
+ * "claude-chat" (upstream `claude-sonnet-4-5`), with every message tier mapped to it.
+ */
+export function anthropicUpstreamConfig(baseUrl: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    providers: { claude: { kind: 'anthropic', base_url: baseUrl, api_key: 'sk-ant-upstream-secret', timeout_ms: 2000, location: 'US', pue: 1.1, renewable_percent: 50, carbon_g_per_kwh: 300, water_l_per_kwh: 1 } },
+    models: {
+      'claude-chat': {
+        type: 'chat',
+        owned_by: 'anthropic',
+        context_length: 200_000,
+        max_output_tokens: 4096,
+        capabilities: { streaming: true, function_calling: true, vision: true },
+        routes: [{ provider: 'claude', upstream_model: 'claude-sonnet-4-5', pricing: { input_cost_per_million_eur: 3, output_cost_per_million_eur: 15, cache_read_cost_per_million_eur: 0.3 }, energy: { wh_per_1k_input_tokens: 0.01, wh_per_1k_output_tokens: 0.1 } }],
+      },
+    },
+    message_tiers: { opus: 'claude-chat', sonnet: 'claude-chat', haiku: 'claude-chat' },
+    ...overrides,
+  };
+}

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { anthropicUpstreamConfig, postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../helpers/recorded.js';
 
 function message(content: unknown[], stopReason = 'end_turn', usage: Record<string, number> = { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 }) {
@@ -25,20 +25,7 @@ describe('/v1/messages through an Anthropic provider (native pass-through)', () 
 
   beforeAll(async () => {
     upstream = await startFakeUpstream((request) => handler(request));
-    igw = await startTestGateway({
-      providers: { claude: { kind: 'anthropic', base_url: upstream.url, api_key: 'sk-ant-upstream-secret', timeout_ms: 2000, location: 'US', pue: 1.1, renewable_percent: 50, carbon_g_per_kwh: 300, water_l_per_kwh: 1 } },
-      models: {
-        'claude-chat': {
-          type: 'chat',
-          owned_by: 'anthropic',
-          context_length: 200_000,
-          max_output_tokens: 4096,
-          capabilities: { streaming: true, function_calling: true, vision: true },
-          routes: [{ provider: 'claude', upstream_model: 'claude-sonnet-4-5', pricing: { input_cost_per_million_eur: 3, output_cost_per_million_eur: 15, cache_read_cost_per_million_eur: 0.3 }, energy: { wh_per_1k_input_tokens: 0.01, wh_per_1k_output_tokens: 0.1 } }],
-        },
-      },
-      message_tiers: { opus: 'claude-chat', sonnet: 'claude-chat', haiku: 'claude-chat' },
-    });
+    igw = await startTestGateway(anthropicUpstreamConfig(upstream.url));
     client = igw.anthropic();
   });
   afterAll(async () => {

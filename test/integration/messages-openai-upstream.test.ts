@@ -246,10 +246,10 @@ describe('/v1/messages through an OpenAI-compatible provider', () => {
     ['missing version header', base, {}, 'VALIDATION_4002', 'compat-version'],
     ['max_tokens required', { model: 'up-chat', messages: base.messages }, { 'compat-version': '1' }, 'VALIDATION_4002', 'max_tokens'],
     ['temperature above 1', { ...base, temperature: 1.5 }, { 'compat-version': '1' }, 'VALIDATION_4005', 'temperature'],
-    ['bad role', { ...base, messages: [{ role: 'system', content: 'x' }] }, { 'anthropic-version': '2023-06-01' }, 'VALIDATION_4005', 'messages[0].role'],
+    ['bad role', { ...base, messages: [{ role: 'developer', content: 'x' }] }, { 'anthropic-version': '2023-06-01' }, 'VALIDATION_4005', 'messages[0].role'],
     ['image without data', { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }, { 'compat-version': '1' }, 'VALIDATION_4005', 'messages[0].content[0].source.data'],
     ['tool_use in a user message', { ...base, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'f', input: {} }] }] }, { 'compat-version': '1' }, 'VALIDATION_4005', 'messages[0].content[0].type'],
-    ['unknown field', { ...base, frequency_penalty: 1 }, { 'compat-version': '1' }, 'VALIDATION_4005', 'frequency_penalty'],
+    ['bad output_config.effort', { ...base, output_config: { effort: 'extreme' } }, { 'compat-version': '1' }, 'VALIDATION_4005', 'output_config.effort'],
   ];
   for (const [name, body, headers, code, field] of validationCases) {
     it(`400: ${name}`, async () => {

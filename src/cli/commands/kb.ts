@@ -1,13 +1,17 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { GatewayClient } from '../../client/gateway-client.js';
+import { GatewayApiError, GatewayClient } from '../../client/gateway-client.js';
 import { createPathFilter } from '../../kb/filter.js';
+import { isGatewayFault } from '../../kb/gateway-fault.js';
 import { KbRemote } from '../../kb/remote.js';
 import { plainLine, summaryLine } from '../../kb/report.js';
+import { RescanRetry } from '../../kb/rescan-retry.js';
+import { snippet } from '../../kb/snippet.js';
 import { FolderSync, type SyncEvent } from '../../kb/sync.js';
 import { watchFolder } from '../../kb/watch.js';
 import { resolveApiKey, resolveBaseUrl, type GlobalOptions } from '../global-options.js';
+import { confirmOrRefuse } from '../confirm.js';
 import { formatTime, printJson, printResult, renderTable } from '../output.js';
 import { interactive } from '../ui/terminal.js';
 import { UserError } from '../user-error.js';
@@ -22,12 +26,27 @@ export function registerKb(program: Command, globals: () => GlobalOptions): void
   const remote = () => new KbRemote(new GatewayClient(resolveBaseUrl(globals()), resolveApiKey(globals())));
 
   kb.command('create')
-    .description('create a vector store')
+    .description('create a vector store (names are unique: a name already in use is refused)')
     .argument('<name>', 'store name')
+    .option('--embedding-model <id>', 'embeddings model of the catalog to index with (igw models --meta lists them); fixed for the store\'s life')
     .option('--json', 'print the vector store object')
-    .addHelpText('after', '\nExample:\n  igw kb create notes --json')
-    .action(async (name: string, options: { json?: boolean }) => {
-      const store = await remote().createStore(name);
+    .addHelpText('after', '\nExample:\n  igw kb create notes --embedding-model local-embed --json')
+    .action(async (name: string, options: { embeddingModel?: string; json?: boolean }) => {
+      const client = remote();
+      // `--store NAME` must keep meaning one store: a second store of that name is refused.
+      const existing = await client.storesNamed(name);
+      if (existing.length > 0) {
+        throw new UserError(`a vector store named "${name}" already exists: ${existing[0]!.id}`, `use it with --store ${JSON.stringify(name)}, pick another name, or remove it first: igw kb rm ${existing[0]!.id}`);
+      }
+      let store;
+      try {
+        store = await client.createStore(name, options.embeddingModel);
+      } catch (error) {
+        if (error instanceof GatewayApiError && error.status === 400 && options.embeddingModel !== undefined) {
+          throw new UserError(`cannot index with "${options.embeddingModel}": ${error.reason.replace(/^[^:]*: /, '')}`, 'pick an embeddings model from: igw models --meta');
+        }
+        throw error;
+      }
       if (options.json === true) return printJson(store);
       printResult(store.id);
     });
@@ -41,19 +60,35 @@ export function registerKb(program: Command, globals: () => GlobalOptions): void
       if (options.json === true) return printJson(stores);
       printResult(
         renderTable(
-          ['ID', 'NAME', 'STATUS', 'FILES', 'BYTES', 'CREATED'],
-          stores.map((store) => [store.id, store.name ?? '', store.status, String(store.file_counts?.total ?? 0), String(store.usage_bytes ?? 0), formatTime(store.created_at)]),
+          ['ID', 'NAME', 'STATUS', 'FILES', 'INDEXED', 'FAILED', 'BYTES', 'CREATED'],
+          stores.map((store) => [
+            store.id,
+            store.name ?? '',
+            // A store whose ingestion is over is not "completed" when some files failed.
+            store.status === 'completed' && (store.file_counts?.failed ?? 0) > 0 ? 'completed with failures' : store.status,
+            String(store.file_counts?.total ?? 0),
+            String(store.file_counts?.completed ?? 0),
+            String(store.file_counts?.failed ?? 0),
+            String(store.usage_bytes ?? 0),
+            formatTime(store.created_at),
+          ]),
         ),
       );
     });
 
   kb.command('rm')
-    .description('delete a vector store (by id or name)')
+    .description('delete a vector store (by id or name) with its index; asks first on a terminal')
     .argument('<store>', 'store id or name')
-    .addHelpText('after', '\nExample:\n  igw kb rm notes')
-    .action(async (idOrName: string) => {
+    .option('-y, --yes', 'delete without asking (needed when not on a terminal)')
+    .addHelpText('after', '\nExample:\n  igw kb rm notes\n  igw kb rm notes --yes   # scripts')
+    .action(async (idOrName: string, options: { yes?: boolean }) => {
       const client = remote();
       const store = await client.resolveStore(idOrName);
+      const files = store.file_counts?.total ?? 0;
+      await confirmOrRefuse(`Delete vector store "${store.name}" (${store.id}, ${files} file${files === 1 ? '' : 's'})? This cannot be undone.`, {
+        yes: options.yes,
+        retryWith: `igw kb rm ${store.id} --yes`,
+      });
       await client.deleteStore(store.id);
       printResult(`deleted ${store.id}`);
     });
@@ -86,8 +121,8 @@ export function registerKb(program: Command, globals: () => GlobalOptions): void
         results.data
           .map((hit, index) => {
             const where = typeof hit.attributes?.['path'] === 'string' ? hit.attributes['path'] : hit.filename;
-            const text = hit.content.map((part) => part.text).join(' ').replace(/\s+/g, ' ').trim();
-            return `${index + 1}. ${where}  (score ${hit.score.toFixed(3)})\n   ${text.length > 240 ? `${text.slice(0, 237)}...` : text}`;
+            const text = hit.content.map((part) => part.text).join(' ');
+            return `${index + 1}. ${where}  (score ${hit.score.toFixed(3)})\n   ${snippet(text, query)}`;
           })
           .join('\n'),
       );
@@ -137,7 +172,29 @@ async function runSync(client: KbRemote, storeId: string, root: string, options:
     }
   };
   const filter = createPathFilter(root, { include: options.include ?? [], exclude: options.exclude ?? [] });
-  const sync = new FolderSync(client, storeId, root, filter, emit);
+  // Watch mode: one pass at a time; bursts and rescans arriving meanwhile wait their turn.
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (pass: () => Promise<void>) => {
+    queue = queue.then(async () => {
+      if (sync.stopped) return;
+      const faultsBefore = sync.gatewayFaults;
+      try {
+        await pass();
+        if (sync.gatewayFaults === faultsBefore) retry.succeeded();
+      } catch (error) {
+        // The gateway went away mid-pass: not a file's failure; the folder is scanned again later.
+        if (isGatewayFault(error)) retry.request();
+        else emit({ type: 'failed', path: '.', error: error instanceof Error ? error.message : String(error) });
+      }
+    });
+  };
+  const retry = new RescanRetry(
+    () => enqueue(() => sync.fullSync()),
+    (waitMs) => emit({ type: 'retrying', in_ms: waitMs }),
+  );
+  const sync = new FolderSync(client, storeId, root, filter, emit, () => {
+    if (options.watch === true) retry.request();
+  });
 
   let interrupted = false;
   let wake: () => void = () => undefined;
@@ -154,22 +211,11 @@ async function runSync(client: KbRemote, storeId: string, root: string, options:
   try {
     await sync.fullSync();
     if (options.watch === true && !interrupted) {
-      // One burst at a time; bursts arriving meanwhile are merged into the next pass.
-      let queue: Promise<void> = Promise.resolve();
-      const watcher = watchFolder(root, filter, (burst) => {
-        queue = queue.then(async () => {
-          if (sync.stopped) return;
-          try {
-            if (burst === 'rescan') await sync.fullSync();
-            else await sync.syncPaths(burst);
-          } catch (error) {
-            emit({ type: 'failed', path: '.', error: error instanceof Error ? error.message : String(error) });
-          }
-        });
-      });
+      const watcher = watchFolder(root, filter, (burst) => enqueue(() => (burst === 'rescan' ? sync.fullSync() : sync.syncPaths(burst))));
       await watcher.ready;
       emit({ type: 'watching', folder: root });
       await stopped;
+      retry.stop();
       await watcher.close();
       await queue;
       // Ctrl-C ends a watch normally: not an interruption of unfinished work.
@@ -180,8 +226,19 @@ async function runSync(client: KbRemote, storeId: string, root: string, options:
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+  retry.stop();
   const failures = [...sync.failures].map(([failedPath, error]) => ({ path: failedPath, error }));
-  const summary: SyncEvent = { type: 'summary', ...sync.totals, failed: failures.length, failures, seconds: (Date.now() - started) / 1000, interrupted };
+  const waiting = [...sync.waiting].map(([waitingPath, error]) => ({ path: waitingPath, error }));
+  const summary: SyncEvent = {
+    type: 'summary',
+    ...sync.totals,
+    failed: failures.length,
+    failures,
+    waiting: waiting.length,
+    waiting_files: waiting,
+    seconds: (Date.now() - started) / 1000,
+    interrupted,
+  };
   if (json) emit(summary);
   else if (view !== null) {
     view.update(summary);
@@ -191,7 +248,13 @@ async function runSync(client: KbRemote, storeId: string, root: string, options:
     for (const failure of failures) process.stderr.write(`igw: ${failure.path} failed: ${failure.error}\n`);
     process.stderr.write(`igw: ${failures.length} file(s) failed; fix them and run the same command again (only what is missing is sent)\n`);
     process.exitCode = 1;
-  } else if (interrupted) {
+  }
+  if (waiting.length > 0) {
+    // Not the files' fault: say so, and do not ask the user to fix them.
+    process.stderr.write(`igw: ${waiting.length} file(s) not synced because the gateway could not take them (${waiting[0]!.error}); run the same command again once it answers\n`);
+    process.exitCode = 1;
+  }
+  if (failures.length === 0 && waiting.length === 0 && interrupted) {
     process.stderr.write('igw: interrupted; run the same command again to resume (what is done is kept)\n');
     process.exitCode = 130;
   }

@@ -57,6 +57,12 @@ export function reduceProgress(state: SyncProgress, event: SyncEvent, now = Date
       next.failed += 1;
       note(`! ${event.path}: ${event.error}`);
       break;
+    case 'waiting':
+      note(`… ${event.path}: ${event.error}`);
+      break;
+    case 'retrying':
+      note(`… gateway unavailable; scanning again in ${(event.in_ms / 1000).toFixed(1)} s`);
+      break;
     case 'watching':
       next.watching = true;
       break;

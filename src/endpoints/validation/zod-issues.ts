@@ -1,3 +1,13 @@
+/** `messages[0].content` style field path for details.field. */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  let result = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') result += `[${segment}]`;
+    else result += result === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return result;
+}
+
 /** A zod issue as the refusal builders read it (the fields they use). */
 export type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[]; errors?: Issue[][] };
 

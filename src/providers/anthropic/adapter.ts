@@ -55,10 +55,10 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
   });
 
   /** POSTs one Messages request and returns the answer, parsed; upstream faults become GatewayErrors. */
-  async function postMessage(body: unknown, context: CallContext) {
+  async function postMessage(body: unknown, context: CallContext, callHeaders = headers) {
     let response;
     try {
-      response = await httpClient.postJson(messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
+      response = await httpClient.postJson(messagesUrl, body, { headers: callHeaders, timeoutMs: options.timeoutMs, signal: context.signal });
     } catch (error) {
       throw failure(error, context);
     }
@@ -74,8 +74,8 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
   }
 
   /** The SSE events of one streaming Messages request, in Anthropic's error dialect. */
-  function messageEvents(body: unknown, context: CallContext) {
-    return upstreamEvents(httpClient, messagesUrl, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+  function messageEvents(body: unknown, context: CallContext, callHeaders = headers) {
+    return upstreamEvents(httpClient, messagesUrl, body, { headers: callHeaders, timeoutMs: options.timeoutMs, signal: context.signal }, {
       providerId,
       failure: (error) => failure(error, context),
       errorPayload: (text) => ({ type: 'error', error: { type: 'api_error', message: text } }),
@@ -89,12 +89,12 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
 
     /** /v1/messages pass-through: the surface body (already cleaned) goes up as is. */
     async messages(body: Record<string, unknown>, context: CallContext): Promise<NativeMessagesResult> {
-      const { json, message } = await postMessage({ ...body, model: context.upstreamModel }, context);
+      const { json, message } = await postMessage({ ...body, model: context.upstreamModel }, context, withClientHeaders(headers, context));
       return { body: json, usage: convertUsage(message.usage) };
     },
 
     async *messagesStream(body: Record<string, unknown>, context: CallContext): AsyncGenerator<NativeMessageEvent> {
-      const events = messageEvents({ ...body, model: context.upstreamModel, stream: true }, context);
+      const events = messageEvents({ ...body, model: context.upstreamModel, stream: true }, context, withClientHeaders(headers, context));
       try {
         for (;;) {
           const step = await events.next();
@@ -152,6 +152,18 @@ function requestHeaders(options: AnthropicProviderOptions): Record<string, strin
   return headers;
 }
 
+/**
+ * Pass-through only: the client's `anthropic-beta` flags go up with the body they belong to
+ * (DESIGN §5). Flags the config already sets are kept, the client's are added after them.
+ */
+function withClientHeaders(headers: Record<string, string>, context: CallContext): Record<string, string> {
+  const beta = context.passThroughHeaders?.['anthropic-beta'];
+  if (beta === undefined || beta === '') return headers;
+  const configured = headers['anthropic-beta'];
+  if (configured === undefined || configured === '') return { ...headers, 'anthropic-beta': beta };
+  const flags = [...new Set([...configured.split(','), ...beta.split(',')].map((flag) => flag.trim()).filter((flag) => flag !== ''))];
+  return { ...headers, 'anthropic-beta': flags.join(',') };
+}
 
 function unreadable(providerId: string, what: string, cause: unknown): GatewayError {
   return new GatewayError('INFERENCE_3105', `Provider "${providerId}" sent a ${what} igw cannot read.`, { provider: providerId }, { cause });

@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, TextPart, ToolCall, ToolChoice } from '../chat/types.js';
-import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, MessagesTextBlock, MessagesToolChoice, MessagesToolResultBlock } from './types.js';
+import { isServerTool } from './translation-plan.js';
+import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, MessagesTextBlock, MessagesTool, MessagesToolChoice, MessagesToolResultBlock } from './types.js';
 
 /**
  * /v1/messages request → hub ChatRequest (spec "POST /v1/messages"). Only hub fields come out:
@@ -19,13 +20,24 @@ import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, Messa
  *   "Error: " (the OpenAI wire has no error flag);
  * - tools → function tools (input_schema → parameters); tool_choice auto → auto, any → required,
  *   none → none, tool → named function; disable_parallel_tool_use → parallel_tool_calls false;
- * - stop_sequences → stop; max_tokens, temperature, top_p, top_k copied; metadata.user_id → user.
+ * - stop_sequences → stop; max_tokens, temperature, top_p, top_k copied; metadata.user_id → user;
+ * - a `role: "system"` message inside `messages` → a system message at that point;
+ * - output_config.effort → reasoning_effort (xhigh and max → high, the hub's top);
+ *   output_config.format (or the beta output_format) → response_format json_schema;
+ *   tools[].strict → function.strict;
+ * - thinking blocks of earlier turns and Anthropic server tools are not carried (see
+ *   translation-plan.ts, which names or refuses them before this runs).
  */
 export function messagesToChat(request: MessagesRequest, upstreamModelName: string = request.model, imageFields?: Map<string, string>): ChatRequest {
   const messages: ChatMessage[] = [];
   const system = systemText(request.system);
   if (system !== undefined) messages.push({ role: 'system', content: system });
   request.messages.forEach((message, messageIndex) => {
+    if (message.role === 'system') {
+      const text = systemText(message.content);
+      if (text !== undefined) messages.push({ role: 'system', content: text });
+      return;
+    }
     for (const converted of convertMessage(message, `messages[${messageIndex}]`)) {
       // Where each image part came from, so a problem found later on the hub request (URL
       // fetch, bad data) names the client's block: hub field → surface field.
@@ -44,12 +56,18 @@ export function messagesToChat(request: MessagesRequest, upstreamModelName: stri
   if (request.top_p !== undefined) chat.top_p = request.top_p;
   if (request.top_k !== undefined) chat.top_k = request.top_k;
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = [...request.stop_sequences];
-  if (typeof request.metadata?.user_id === 'string' && request.metadata.user_id !== '') chat.user = request.metadata.user_id;
-  if (request.tools !== undefined && request.tools.length > 0) chat.tools = request.tools.map(convertTool);
+  const userId = request.metadata?.user_id;
+  if (typeof userId === 'string' && userId !== '') chat.user = userId;
+  const tools = (request.tools ?? []).filter((tool): tool is MessagesTool => !isServerTool(tool));
+  if (tools.length > 0) chat.tools = tools.map(convertTool);
   if (request.tool_choice !== undefined) {
     chat.tool_choice = convertToolChoice(request.tool_choice);
     if ('disable_parallel_tool_use' in request.tool_choice && request.tool_choice.disable_parallel_tool_use === true) chat.parallel_tool_calls = false;
   }
+  const effort = request.output_config?.effort;
+  if (effort !== undefined && effort !== null) chat.reasoning_effort = effort === 'xhigh' || effort === 'max' ? 'high' : effort;
+  const format = request.output_config?.format ?? request.output_format;
+  if (format !== undefined && format !== null) chat.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
   return chat;
 }
 
@@ -63,7 +81,7 @@ export function systemText(system: MessagesRequest['system']): string | undefine
 /** Non-enumerable tag on image parts: the surface field they came from (never serialized). */
 const SOURCE = Symbol('surface-field');
 
-function convertMessage(message: MessagesRequestMessage, path: string): ChatMessage[] {
+function convertMessage(message: Extract<MessagesRequestMessage, { role: 'user' | 'assistant' }>, path: string): ChatMessage[] {
   if (typeof message.content === 'string') {
     return [message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content }];
   }
@@ -113,9 +131,10 @@ function imagePart(block: MessagesImageBlock, field: string): ContentPart {
   return part;
 }
 
-function convertTool(tool: MessagesRequest['tools'] extends Array<infer T> | undefined ? T : never): FunctionTool {
+function convertTool(tool: MessagesTool): FunctionTool {
   const converted: FunctionTool = { type: 'function', function: { name: tool.name, parameters: tool.input_schema } };
   if (tool.description !== undefined) converted.function.description = tool.description;
+  if (tool.strict !== undefined) converted.function.strict = tool.strict;
   return converted;
 }
 

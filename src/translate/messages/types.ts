@@ -19,6 +19,7 @@ export interface MessagesImageBlock {
   type: 'image';
   source: MessagesImageSource;
   cache_control?: unknown;
+  transformations?: unknown;
 }
 
 export interface MessagesToolUseBlock {
@@ -27,6 +28,8 @@ export interface MessagesToolUseBlock {
   name: string;
   input: Record<string, unknown>;
   cache_control?: unknown;
+  caller?: unknown;
+  toolset_name?: unknown;
 }
 
 export interface MessagesToolResultBlock {
@@ -35,20 +38,61 @@ export interface MessagesToolResultBlock {
   content?: string | Array<MessagesTextBlock | MessagesImageBlock>;
   is_error?: boolean;
   cache_control?: unknown;
+  toolset_name?: unknown;
 }
 
-export type MessagesRequestBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock;
-
-export interface MessagesRequestMessage {
-  role: 'user' | 'assistant';
-  content: string | MessagesRequestBlock[];
+/** An earlier turn's reasoning as the client got it back (only a native upstream can use it). */
+export interface MessagesThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+  cache_control?: unknown;
 }
 
+export interface MessagesRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+  cache_control?: unknown;
+}
+
+export type MessagesRequestBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock | MessagesThinkingBlock | MessagesRedactedThinkingBlock;
+
+export type MessagesRequestMessage =
+  | { role: 'user' | 'assistant'; content: string | MessagesRequestBlock[] }
+  /** SystemMessageParam: an instruction at this point of the conversation (beta mid-conversation-system). */
+  | { role: 'system'; content: string | MessagesTextBlock[] };
+
+/** A client-defined tool (`type` absent or "custom"). */
 export interface MessagesTool {
+  type?: 'custom' | null;
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  strict?: boolean;
   cache_control?: unknown;
+  eager_input_streaming?: unknown;
+  input_examples?: unknown;
+  defer_loading?: unknown;
+  allowed_callers?: unknown;
+}
+
+/** A tool Anthropic runs itself (web_search_…, bash_…, mcp_toolset …): only a native upstream can offer it. */
+export interface MessagesServerTool {
+  type: string;
+  name: string;
+  [field: string]: unknown;
+}
+
+/** JSONOutputFormat (output_config.format, beta output_format). */
+export interface MessagesJsonOutputFormat {
+  type: 'json_schema';
+  schema: Record<string, unknown>;
+}
+
+export interface MessagesOutputConfig {
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
+  format?: MessagesJsonOutputFormat | null;
+  task_budget?: unknown;
 }
 
 export type MessagesToolChoice =
@@ -62,7 +106,7 @@ export interface MessagesRequest {
   messages: MessagesRequestMessage[];
   max_tokens: number;
   system?: string | MessagesTextBlock[];
-  tools?: MessagesTool[];
+  tools?: Array<MessagesTool | MessagesServerTool>;
   tool_choice?: MessagesToolChoice;
   stop_sequences?: string[];
   temperature?: number;
@@ -70,6 +114,14 @@ export interface MessagesRequest {
   top_k?: number;
   stream?: boolean;
   metadata?: { user_id?: string | null };
+  output_config?: MessagesOutputConfig;
+  output_format?: MessagesJsonOutputFormat | null;
+  /**
+   * Every other MessageCreateParams field (thinking, context_management, service_tier, …) is
+   * accepted and typed unknown: forwarded natively, dropped or refused when translating
+   * (translation-plan.ts).
+   */
+  [field: string]: unknown;
 }
 
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';

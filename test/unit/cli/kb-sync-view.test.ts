@@ -23,7 +23,7 @@ describe('kb sync terminal view', () => {
     expect(frame).toMatch(/2 KiB sent · 1 KiB\/s/);
     expect(frame).toContain('↑ a.md');
     expect(frame).toContain('! x.bin: not supported');
-    state = reduceProgress(state, { type: 'summary', scanned: 3, uploaded: 1, indexed: 1, renamed: 1, detached: 0, unchanged: 1, failed: 1, bytes_uploaded: 2048, failures: [{ path: 'x.bin', error: 'not supported' }], seconds: 2, interrupted: false }, 2000);
+    state = reduceProgress(state, { type: 'summary', scanned: 3, uploaded: 1, indexed: 1, renamed: 1, detached: 0, unchanged: 1, failed: 1, bytes_uploaded: 2048, failures: [{ path: 'x.bin', error: 'not supported' }], waiting: 0, waiting_files: [], seconds: 2, interrupted: false }, 2000);
     view.rerender(createElement(SyncView, { progress: state }));
     expect(view.lastFrame()).toMatch(/synced: 1 uploaded, 1 indexed, 1 renamed, 0 removed, 1 unchanged, 1 failed \(2 KiB in 2\.0 s\)/);
     view.unmount();

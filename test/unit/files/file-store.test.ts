@@ -98,6 +98,31 @@ describe('FileStore', () => {
     expect((await reopened.readAll((await reopened.get('a', record.id))!)).toString()).toBe('kept');
   });
 
+  it('an upload appends one journal line; files.json is never rewritten per file (DESIGN §4)', async () => {
+    const { dir, files } = await freshStore();
+    for (let index = 0; index < 20; index += 1) await files.create('a', { filename: `f${index}`, purpose: 'assistants' }, Readable.from(['x']));
+    const journal = (await readFile(path.join(dir, 'files.jsonl'), 'utf8')).split('\n').filter((line) => line !== '');
+    expect(journal).toHaveLength(20);
+    await expect(stat(path.join(dir, 'files.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const first = (await files.list('a', { order: 'asc' })).data[0]!;
+    expect(await files.delete('a', first.id)).toBe(true);
+    const reopened = (await freshStore(dir)).files;
+    expect((await reopened.list('a')).data).toHaveLength(19);
+  });
+
+  it('opens files.json written in the older single-document format', async () => {
+    const { dir, files } = await freshStore();
+    const record = await files.create('a', { filename: 'old.txt', purpose: 'assistants' }, Readable.from(['old bytes']));
+    // Rewrite the data dir as the previous igw left it: all records in files.json, no journal.
+    await writeFile(path.join(dir, 'files.json'), JSON.stringify({ files: [record] }, null, 2));
+    await rm(path.join(dir, 'files.jsonl'));
+    const reopened = (await freshStore(dir)).files;
+    expect(await reopened.get('a', record.id)).toEqual(record);
+    expect((await reopened.readAll(record)).toString()).toBe('old bytes');
+    const added = await reopened.create('a', { filename: 'new.txt', purpose: 'assistants' }, Readable.from(['new']));
+    expect((await (await freshStore(dir)).files.list('a', { order: 'asc' })).data.map((file) => file.id)).toEqual([record.id, added.id]);
+  });
+
   it('delete removes record and bytes', async () => {
     const { dir, files } = await freshStore();
     const record = await files.create('a', { filename: 'x', purpose: 'batch' }, Readable.from(['x']));

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,7 +55,7 @@ describe('StoreData', () => {
     for (const name of await readdir(path.join(folder, 'chunks'))) {
       expect((await readFile(path.join(folder, 'chunks', name))).includes(Buffer.from('pancakes'))).toBe(false);
     }
-    for (const name of ['manifest.json', 'index.hnsw', ...(await readdir(path.join(folder, 'chunks'))).map((chunk) => path.join('chunks', chunk))]) {
+    for (const name of ['manifest.jsonl', 'index.hnsw', ...(await readdir(path.join(folder, 'chunks'))).map((chunk) => path.join('chunks', chunk))]) {
       expect((await stat(path.join(folder, name))).mode & 0o777, name).toBe(0o600);
     }
   });
@@ -68,6 +68,51 @@ describe('StoreData', () => {
     const reopened = await open();
     expect(reopened.liveChunks).toBe(4);
     expect((await reopened.search(vector(3), 1))[0]).toMatchObject({ fileId: 'file-b', chunkIndex: 0 });
+    await reopened.close();
+  });
+
+  it('a commit appends to the manifest journal instead of rewriting a manifest of every file (DESIGN §4)', async () => {
+    const data = await open();
+    for (let index = 0; index < 30; index += 1) await data.commitFile(`file-${index}`, chunks(`doc${index}`, 1), [vector(index)]);
+    await data.removeFile('file-3');
+    await expect(stat(path.join(folder, 'manifest.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    const journal = (await readFile(path.join(folder, 'manifest.jsonl'), 'utf8')).split('\n').filter((line) => line !== '');
+    // One entry and one label counter per commit, one line per removal.
+    expect(journal).toHaveLength(61);
+    await data.close();
+    const reopened = await open();
+    expect(reopened.liveChunks).toBe(29);
+    expect(reopened.hasFile('file-3')).toBe(false);
+    expect((await reopened.search(vector(7), 1))[0]).toMatchObject({ fileId: 'file-7' });
+    await reopened.commitFile('file-new', chunks('new', 1), [vector(99)]);
+    expect((await reopened.search(vector(99), 1))[0]).toMatchObject({ fileId: 'file-new' });
+    await reopened.close();
+  });
+
+  it('opens a store whose manifest.json is in the older single-document format', async () => {
+    const data = await open();
+    await data.commitFile('file-a', chunks('alpha', 2), [vector(1), vector(2)]);
+    await data.commitFile('file-b', chunks('beta', 1), [vector(3)]);
+    await data.close();
+    // As the previous igw left it: every committed file in one manifest.json, no journal.
+    await writeFile(
+      path.join(folder, 'manifest.json'),
+      JSON.stringify({ dimensions: DIMENSIONS, next_label: 3, files: { 'file-a': { start: 0, count: 2, usage_bytes: 10 }, 'file-b': { start: 2, count: 1, usage_bytes: 5 } } }),
+    );
+    await rm(path.join(folder, 'manifest.jsonl'));
+    // ... and its segments named after the file id alone.
+    for (const name of await readdir(path.join(folder, 'chunks'))) {
+      await rename(path.join(folder, 'chunks', name), path.join(folder, 'chunks', name.replace(/\.[0-9a-f]+\.(text|vec)$/, '.$1')));
+    }
+    expect(await StoreData.committedFiles(folder)).toEqual(new Set(['file-a', 'file-b']));
+    const reopened = await open();
+    expect(reopened.liveChunks).toBe(3);
+    expect(reopened.usageBytes('file-b')).toBe(5);
+    expect((await reopened.search(vector(3), 1))[0]).toMatchObject({ fileId: 'file-b', text: 'beta chunk 0' });
+    // New labels continue after the old ones.
+    await reopened.commitFile('file-c', chunks('gamma', 1), [vector(4)]);
+    expect((await reopened.search(vector(4), 1))[0]).toMatchObject({ fileId: 'file-c' });
+    expect((await reopened.search(vector(1), 1))[0]).toMatchObject({ fileId: 'file-a' });
     await reopened.close();
   });
 

@@ -30,6 +30,33 @@ describe('messagesToChat', () => {
       request: { tool_choice: { type: 'auto', disable_parallel_tool_use: true } },
       expected: { tool_choice: 'auto', parallel_tool_calls: false },
     },
+    {
+      name: 'a mid-conversation system message → a system message at that point (blocks joined)',
+      request: { system: 'S', messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [{ type: 'text', text: 'B' }, { type: 'text', text: 'C' }] }, { role: 'user', content: 'd' }] },
+      expected: { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'a' }, { role: 'system', content: 'B\n\nC' }, { role: 'user', content: 'd' }] },
+    },
+    {
+      name: 'thinking blocks of earlier turns are not carried',
+      request: { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'redacted_thinking', data: 'r' }, { type: 'text', text: 'b' }] }] },
+      expected: { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] },
+    },
+    { name: 'output_config.effort → reasoning_effort', request: { output_config: { effort: 'low' } }, expected: { reasoning_effort: 'low' } },
+    { name: 'output_config.effort max → the hub\'s top (high)', request: { output_config: { effort: 'max' } }, expected: { reasoning_effort: 'high' } },
+    {
+      name: 'output_config.format → response_format json_schema',
+      request: { output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } },
+      expected: { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object' }, strict: true } } },
+    },
+    {
+      name: 'beta output_format → response_format json_schema',
+      request: { output_format: { type: 'json_schema', schema: { type: 'array' } } },
+      expected: { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: { type: 'array' }, strict: true } } },
+    },
+    {
+      name: 'tools[].strict → function.strict; server tools are not carried',
+      request: { tools: [{ name: 'f', input_schema: { type: 'object' }, strict: true, eager_input_streaming: true }, { type: 'web_search_20250305', name: 'web_search' }] },
+      expected: { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }] },
+    },
   ];
   for (const { name, request, expected } of cases) {
     it(name, () => {
@@ -152,6 +179,11 @@ describe('messagesToChat', () => {
       ['messages[3].content[0].image_url.url', 'messages[1].content[0].content[1]'],
       ['messages[3].content[1].image_url.url', 'messages[1].content[1]'],
     ]);
+  });
+  it('no reasoning_effort or response_format unless asked', () => {
+    const chat = messagesToChat(base);
+    expect(chat).not.toHaveProperty('reasoning_effort');
+    expect(chat).not.toHaveProperty('response_format');
   });
   it('an empty assistant turn stays an empty string (null content needs tool_calls on the OpenAI wire)', () => {
     expect(messagesToChat({ ...base, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [] }] }).messages[1]).toEqual({ role: 'assistant', content: '' });

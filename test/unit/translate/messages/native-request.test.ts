@@ -9,6 +9,10 @@ describe('toNativeMessagesBody', () => {
     stream: true,
     thinking: { type: 'enabled', budget_tokens: 1000 },
     service_tier: 'auto',
+    context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+    a_field_from_next_year: { x: 1 },
+    blueprint_id: '00000000-0000-4000-8000-000000000000',
+    cache_control: { type: 'ephemeral' },
     metadata: { user_id: 'u' },
     system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }],
     tools: [{ name: 't', input_schema: { type: 'object', properties: { cache_control: { type: 'string' } } }, cache_control: { type: 'ephemeral' } }],
@@ -19,10 +23,14 @@ describe('toNativeMessagesBody', () => {
     ],
   } as unknown as MessagesRequest;
 
-  it('drops cache_control where the surface allows it, never inside a schema; replaces the model', () => {
+  it('forwards every field but igw\'s own; drops cache_control where the surface allows it, never inside a schema; replaces the model', () => {
     expect(toNativeMessagesBody(request, 'claude-up', false)).toEqual({
       model: 'claude-up',
       max_tokens: 10,
+      thinking: { type: 'enabled', budget_tokens: 1000 },
+      service_tier: 'auto',
+      context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+      a_field_from_next_year: { x: 1 },
       metadata: { user_id: 'u' },
       system: [{ type: 'text', text: 's' }],
       tools: [{ name: 't', input_schema: { type: 'object', properties: { cache_control: { type: 'string' } } } }],

@@ -1,0 +1,112 @@
+// npm run bench (ingestion): many small files into one vector store through a real `igw serve`
+// on the built-in models, the way `igw kb sync` sends them: each file uploaded (POST /v1/files)
+// and attached (POST /v1/vector_stores/{id}/files) by a few concurrent workers, then indexed in
+// the background. Reports files/s end to end (first upload → last file indexed), the rate of the
+// first and the last tenth of the uploads (flat when adding a file costs the same at any size),
+// and the gateway's peak RSS (VmHWM). BENCH_INGEST_SIZES=1000,10000 picks the sizes
+// (default 1000,10000,100000); BENCH_INGEST_CONCURRENCY the client workers (default 8).
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuSeconds, firstLine, seededRandom } from './process.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SIZES = (process.env.BENCH_INGEST_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 8);
+
+const random = seededRandom(7);
+const vocabulary = Array.from({ length: 5000 }, (_, index) => `w${index.toString(36)}`);
+/** A small text file: two or three sentences, 200–600 bytes. */
+function smallText(index) {
+  const sentences = 2 + Math.floor(random() * 2);
+  const parts = [`Note ${index}.`];
+  for (let sentence = 0; sentence < sentences; sentence += 1) {
+    parts.push(`${Array.from({ length: 12 + Math.floor(random() * 20) }, () => vocabulary[Math.floor(random() * random() * vocabulary.length)]).join(' ')}.`);
+  }
+  return parts.join(' ');
+}
+
+async function peakRssMb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
+}
+
+function run(args, env, cwd, stderr = 'inherit', nodeArgs = []) {
+  return spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/igw.js'), ...args], { env, cwd, stdio: ['ignore', 'pipe', stderr] });
+}
+
+async function benchSize(files) {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'igw-bench-ingest-'));
+  // Built-in models; only the request rate limit is lifted (the default plan allows 600/min).
+  const configPath = path.join(workDir, 'igw.config.json');
+  await writeFile(configPath, JSON.stringify({ plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100_000_000 } } }));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('IGW_')));
+  env.IGW_DATA_DIR = path.join(workDir, 'data');
+  env.IGW_CONFIG = configPath;
+  const key = await firstLine(run(['keys', 'create', '--name', 'bench', '--vault'], env, workDir, 'ignore'));
+  // BENCH_INGEST_PROFILE=DIR writes a V8 CPU profile of the gateway there.
+  const profile = process.env.BENCH_INGEST_PROFILE;
+  const igw = run(['serve', '--port', '0'], env, workDir, 'inherit', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`]);
+  const origin = (await firstLine(igw)).replace('igw listening on ', '').trim();
+  const auth = { authorization: `Bearer ${key}` };
+  const json = async (method, url, body) => {
+    const response = await fetch(`${origin}${url}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const parsed = await response.json();
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(parsed)}`);
+    return parsed;
+  };
+  try {
+    const store = await json('POST', '/v1/vector_stores', { name: 'bench' });
+    const cpuBefore = await cpuSeconds(igw.pid);
+    const begin = performance.now();
+    const tenth = Math.max(1, Math.floor(files / 10));
+    const marks = new Map();
+    let next = 0;
+    let sent = 0;
+    const worker = async () => {
+      while (next < files) {
+        const index = next;
+        next += 1;
+        const form = new FormData();
+        form.append('purpose', 'assistants');
+        form.append('file', new Blob([smallText(index)], { type: 'text/plain' }), `note-${index}.txt`);
+        const uploaded = await fetch(`${origin}/v1/files`, { method: 'POST', headers: auth, body: form });
+        const file = await uploaded.json();
+        if (!uploaded.ok) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(file)}`);
+        await json('POST', `/v1/vector_stores/${store.id}/files`, { file_id: file.id, attributes: { path: `notes/note-${index}.txt` } });
+        sent += 1;
+        if (sent === tenth || sent === files - tenth || sent === files) marks.set(sent, performance.now());
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const sentSeconds = (performance.now() - begin) / 1000;
+    let counts;
+    for (;;) {
+      counts = (await json('GET', `/v1/vector_stores/${store.id}`)).file_counts;
+      if (counts.in_progress === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const seconds = (performance.now() - begin) / 1000;
+    const cpu = (await cpuSeconds(igw.pid)) - cpuBefore;
+    const firstTenth = tenth / ((marks.get(tenth) - begin) / 1000);
+    const lastTenth = tenth / ((marks.get(files) - marks.get(files - tenth)) / 1000);
+    return { files, completed: counts.completed, failed: counts.failed, seconds, sent_s: sentSeconds, files_per_s: files / seconds, first_tenth: firstTenth, last_tenth: lastTenth, cpu_s: cpu, peak_rss_mb: await peakRssMb(igw.pid) };
+  } finally {
+    igw.kill('SIGTERM');
+    await new Promise((resolve) => igw.once('exit', resolve));
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+console.log(`\nIngestion: small text files (200–600 bytes), upload + attach by ${CONCURRENCY} workers, indexed on local-embed\n`);
+console.log('| files | completed | failed | end to end s | files/s | upload+attach done at s | upload+attach files/s: first 10% | last 10% | gateway CPU s | gateway peak RSS MB |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const size of SIZES) {
+  const result = await benchSize(size);
+  console.log(
+    `| ${result.files.toLocaleString('en')} | ${result.completed} | ${result.failed} | ${result.seconds.toFixed(1)} | ${result.files_per_s.toFixed(0)} | ${result.sent_s.toFixed(1)} | ` +
+      `${result.first_tenth.toFixed(0)} | ${result.last_tenth.toFixed(0)} | ${result.cpu_s.toFixed(1)} | ${result.peak_rss_mb.toFixed(0)} |`,
+  );
+}

@@ -1,0 +1,39 @@
+import type { RequestCall } from '../../http/request-call.js';
+import { genericFieldName } from '../validation/forward-compatible.js';
+
+/** The response header naming what igw dropped while translating (DESIGN §5). */
+export const IGNORED_PARAMS_HEADER = 'igw-ignored-params';
+
+/**
+ * The request fields a translated call did not carry (DESIGN §5 "Forward compatibility"):
+ * unknown names from `parseForwardCompatible` plus the surface's known fields that have no
+ * equivalent on the hub and do not change the answer's meaning. Array positions are folded
+ * (`tools[].strict`) so the header stays short for long tool lists.
+ *
+ * Use: collect while planning the translation, then `report(call)` once the route that answers
+ * is known to be a translated one; native pass-through forwards everything and reports nothing.
+ */
+export class IgnoredParams {
+  private readonly names = new Set<string>();
+
+  add(...fields: readonly string[]): this {
+    for (const field of fields) this.names.add(genericFieldName(field));
+    return this;
+  }
+
+  get list(): string[] {
+    return [...this.names];
+  }
+
+  get size(): number {
+    return this.names.size;
+  }
+
+  /** Names them in the `igw-ignored-params` header of every response of this call and in its request-log line. */
+  report(call: RequestCall): void {
+    if (this.names.size === 0) return;
+    const list = this.list;
+    call.headers[IGNORED_PARAMS_HEADER] = list.join(', ');
+    call.log.ignored_params = list;
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { planMessagesTranslation } from '../../../../src/translate/messages/translation-plan.js';
+import type { MessagesRequest } from '../../../../src/translate/messages/types.js';
+
+const base: MessagesRequest = { model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] };
+const plan = (request: Partial<MessagesRequest>, reasoning = true) => planMessagesTranslation({ ...base, ...request }, { reasoning });
+
+describe('planMessagesTranslation (DESIGN §5: drop and name, or refuse by name)', () => {
+  it('nothing to say about a plain request', () => {
+    expect(plan({})).toEqual({ ignored: [], refusal: undefined });
+  });
+
+  it('serving fields, thinking, tool hints and thinking blocks are dropped and named', () => {
+    const result = plan({
+      service_tier: 'auto',
+      speed: 'fast',
+      inference_geo: 'us',
+      context_management: { edits: [] },
+      container: null,
+      thinking: { type: 'enabled', budget_tokens: 1000 },
+      tools: [{ name: 'f', input_schema: {}, eager_input_streaming: true, input_examples: [{}], defer_loading: false }],
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'tool_use', id: 'x', name: 'f', input: {}, caller: { type: 'direct' } }] },
+      ],
+    });
+    expect(result.refusal).toBeUndefined();
+    expect(result.ignored).toEqual([
+      'service_tier',
+      'speed',
+      'inference_geo',
+      'context_management',
+      'thinking',
+      'tools[0].eager_input_streaming',
+      'tools[0].input_examples',
+      'tools[0].defer_loading',
+      'messages[].content[thinking]',
+      'messages[1].content[1].caller',
+    ]);
+  });
+
+  it('disabled thinking is nothing to drop; effort is named only for a model that does not reason', () => {
+    expect(plan({ thinking: { type: 'disabled' }, output_config: { effort: 'high' } }).ignored).toEqual([]);
+    expect(plan({ output_config: { effort: 'high' } }, false).ignored).toEqual(['output_config.effort']);
+  });
+
+  it('refuses what only Anthropic\'s servers can do: MCP servers, server tools, server-held threads', () => {
+    expect(plan({ mcp_servers: [{ type: 'url', url: 'https://x', name: 'x' }] }).refusal).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'mcp_servers' } });
+    expect(plan({ mcp_servers: [] }).refusal).toBeUndefined();
+    expect(plan({ tools: [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }] }).refusal).toMatchObject({ details: { field: 'tools[1]' } });
+    expect(plan({ thread: { type: 'create' } }).refusal).toMatchObject({ details: { field: 'thread' } });
+  });
+});
