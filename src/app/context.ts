@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { BatchService } from '../batches/batch-service.js';
 import type { Config } from '../config/load.js';
 import type { FileStore } from '../files/file-store.js';
+import type { UpstreamMcpServers } from '../mcp/upstream-servers.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { RouteHealth } from '../routing/health.js';
 import type { Store } from '../store/store.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   files: FileStore;
   /** Batches: records and the in-process runner (started once the app context exists). */
   batches: BatchService;
+  /** The configured MCP servers (`mcp_servers`): /v1/mcp/{name} and the tools of /v1/tools. */
+  mcpServers: UpstreamMcpServers;
   /** Live counters and running tasks for the `igw serve` dashboard (services report into it). */
   activity: Activity;
 }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
 import { StorageSettlement } from '../billing/storage-settlement.js';
+import { UpstreamMcpServers } from '../mcp/upstream-servers.js';
+import { VERSION } from '../util/version.js';
 import { BatchService } from '../batches/batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
@@ -79,6 +81,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
     // Before the store closes: rows in flight stop and the batch records are saved.
     cleanups.push(() => batches.close());
+    const mcpServers = new UpstreamMcpServers(options.config.mcp_servers, logger, VERSION);
+    // After the HTTP server stopped (cleanups run in reverse): local MCP servers are stopped last.
+    cleanups.push(() => mcpServers.close());
     const app: AppContext = {
       config: options.config,
       store,
@@ -94,6 +99,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       vectorStores,
       files,
       batches,
+      mcpServers,
       activity: new Activity(() => clock.now()),
     };
     await vectorStores.start(app, documentTools(app));

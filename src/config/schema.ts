@@ -127,6 +127,19 @@ export const planSchema = z
   })
   .strict();
 
+const mcpServerCommon = {
+  /** Only these tools of the server are offered (absent: all of them). */
+  allowed_tools: z.array(z.string().min(1)).optional(),
+  /** How long one tool call (or listing) may take before it fails with INFERENCE_3107. */
+  timeout_ms: z.number().int().positive().default(30_000),
+};
+
+/** DESIGN §7: a remote MCP server over Streamable HTTP, or a local one igw starts over stdio. */
+export const mcpServerSchema = z.union([
+  z.object({ url: z.string().url(), headers: z.record(z.string(), z.string()).default({}), ...mcpServerCommon }).strict(),
+  z.object({ command: z.string().min(1), args: z.array(z.string()).default([]), env: z.record(z.string(), z.string()).default({}), cwd: z.string().min(1).optional(), ...mcpServerCommon }).strict(),
+]);
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -201,6 +214,10 @@ export const configSchema = z
     message_tiers: z.record(z.string().min(1).regex(/^[^:]+$/, 'a tier name may not contain ":"'), z.string().min(1)).optional(),
     providers: z.record(z.string(), providerSchema).default({}),
     models: z.record(z.string(), modelSchema).default({}),
+    /** MCP servers exposed at /v1/mcp/{name} and in /v1/tools (`igw` is igw's own server). */
+    mcp_servers: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, 'an MCP server name is letters, digits and dashes').refine((name) => name !== 'igw', 'the name "igw" is igw\'s own MCP server'), mcpServerSchema)
+      .default({}),
   })
   .strict();
 
@@ -215,3 +232,4 @@ export type EnergyFigures = z.output<typeof energySchema>;
 export type Flavor = z.output<typeof flavorSchema>;
 export type ModelType = z.output<typeof modelTypeSchema>;
 export type Balance = z.output<typeof balanceSchema>;
+export type McpServerConfig = z.output<typeof mcpServerSchema>;

@@ -2,6 +2,8 @@ import { handleAudioTranscriptions } from '../endpoints/audio-transcriptions.js'
 import { BATCH_READ_SCOPES, handleCancelBatch, handleCreateBatch, handleListBatches, handleRetrieveBatch } from '../endpoints/batches.js';
 import { handleChatCompletions } from '../endpoints/chat-completions.js';
 import { handleDocumentsConvert } from '../endpoints/documents-convert.js';
+import { handleMcp } from '../endpoints/mcp.js';
+import { handleInvokeTool, handleListTools } from '../endpoints/tools.js';
 import { handleEmbeddings } from '../endpoints/embeddings.js';
 import { FILES_READ_SCOPES, FILES_WRITE_SCOPES, handleCreateFile, handleDeleteFile, handleFileContent, handleListFiles, handleRetrieveFile } from '../endpoints/files.js';
 import { handleImageGenerations } from '../endpoints/images.js';
@@ -58,6 +60,13 @@ export const ROUTES: readonly GatewayRoute[] = [
   { method: 'GET', path: '/v1/models/{id}', scope: 'inference.models', body: 'none', dialect: 'gateway', handler: handleRetrieveModel },
   // JSON ({file_id} | {url}) or multipart (file): the handler reads the body by its content type.
   { method: 'POST', path: '/v1/documents/convert', scope: 'kit.documents', body: 'none', dialect: 'gateway', handler: handleDocumentsConvert },
+  { method: 'GET', path: '/v1/tools', scope: 'kit.tools', body: 'none', dialect: 'gateway', handler: handleListTools },
+  { method: 'POST', path: '/v1/tools/{name}/invoke', scope: 'kit.tools', body: 'json', dialect: 'gateway', handler: handleInvokeTool },
+  // MCP Streamable HTTP: POST carries JSON-RPC; GET (server stream) and DELETE (session end) are
+  // answered by the SDK's transport (405 in stateless mode).
+  { method: 'POST', path: '/v1/mcp/{server}', scope: 'kit.mcp', body: 'json', dialect: 'gateway', handler: handleMcp },
+  { method: 'GET', path: '/v1/mcp/{server}', scope: 'kit.mcp', body: 'none', dialect: 'gateway', handler: handleMcp },
+  { method: 'DELETE', path: '/v1/mcp/{server}', scope: 'kit.mcp', body: 'none', dialect: 'gateway', handler: handleMcp },
   ...vectorStoreRoutes(),
 ];
 
