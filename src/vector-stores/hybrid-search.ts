@@ -7,8 +7,10 @@ export interface StoreQuery {
   /** The query embedding; null when the semantic side is off (embedding weight 0). */
   vector: readonly number[] | null;
   weights: FusionWeights;
-  /** How many chunks each side proposes. */
+  /** How many chunks each side proposes (and at most how many come back). */
   candidates: number;
+  /** How many results the caller will use at most: chunks that cannot reach them are not scored in full. */
+  keep: number;
   /** Only chunks of accepted files count (completed, passing the filter). */
   acceptFile(fileId: string): boolean;
   /** Whether a filter narrows the files (the ANN walk then filters too; without one it filters after). */
@@ -34,32 +36,63 @@ export interface ScoredChunk {
 export async function searchStore(data: StoreData, query: StoreQuery): Promise<ScoredChunk[]> {
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
   const lexicalOn = query.weights.text > 0;
-  const labels = new Set<number>();
+  const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
+  const lexical = lexicalOn ? data.lexicalScores(query.text) : new Map<number, number>();
+  const scored: Array<ScoredChunk & { label: number; known?: string }> = [];
+  const add = (label: number, semantic: number, known?: string) => {
+    const chunk = data.chunkAt(label);
+    if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
+    const lexicalScore = lexical.get(label) ?? 0;
+    scored.push({ ...chunk, label, text: '', known, score: fuseScores(semantic, lexicalScore, weights), semantic, lexical: lexicalScore });
+  };
+
+  // The semantic side: the ANN hits come with their cosine and their text.
   let unitQuery: Float32Array | null = null;
+  let noise = 0;
+  let lowestCosine = -1;
+  const seen = new Set<number>();
   if (semanticOn) {
     unitQuery = unit(query.vector!);
-    for (const hit of await data.search(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined)) {
+    noise = data.noiseLevel(unitQuery);
+    const hits = await data.search(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined);
+    for (const hit of hits) {
       const label = data.labelOf(hit.fileId, hit.chunkIndex);
-      if (label !== undefined) labels.add(label);
+      if (label === undefined) continue;
+      seen.add(label);
+      add(label, calibrateCosine(hit.score, noise), hit.text);
+    }
+    // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
+    if (hits.length >= query.candidates) lowestCosine = hits[hits.length - 1]!.score;
+  }
+
+  // The lexical side: best BM25 first. Reading a chunk's vector back from hnswlib costs ~0.05–0.1 ms,
+  // so a chunk whose score could not reach the `keep` best even at the walk's lowest cosine is not
+  // read (nor any after it), and at most `keep` are read: the rest count at the noise level
+  // (semantic 0), which on the benchmark changes no ranking in the top 10.
+  if (lexicalOn) {
+    const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
+    let readBacks = 0;
+    for (const label of topLabels(lexical, query.candidates, (label) => accepts(data, query, label))) {
+      if (seen.has(label)) continue;
+      if (unitQuery === null) {
+        add(label, 0);
+        continue;
+      }
+      if (scored.length >= query.keep && fuseScores(ceilingSemantic, lexical.get(label)!, weights) <= kthScore(scored, query.keep)) break;
+      add(label, readBacks++ < query.keep ? calibrateCosine(data.cosineAt(unitQuery, label), noise) : 0);
     }
   }
-  const lexical = lexicalOn ? data.lexicalScores(query.text) : new Map<number, number>();
-  if (lexicalOn) for (const label of topLabels(lexical, query.candidates, (label) => accepts(data, query, label))) labels.add(label);
 
-  const noise = unitQuery === null ? 0 : data.noiseLevel(unitQuery);
-  const scored: ScoredChunk[] = [];
-  for (const label of labels) {
-    const chunk = data.chunkAt(label);
-    if (chunk === undefined || !query.acceptFile(chunk.fileId)) continue;
-    const semantic = unitQuery === null ? 0 : calibrateCosine(data.cosineAt(unitQuery, label), noise);
-    const lexicalScore = lexical.get(label) ?? 0;
-    const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
-    scored.push({ ...chunk, text: '', score: fuseScores(semantic, lexicalScore, weights), semantic, lexical: lexicalScore });
-  }
-  scored.sort((left, right) => right.score - left.score || left.fileId.localeCompare(right.fileId) || left.chunkIndex - right.chunkIndex);
-  const best = scored.slice(0, query.candidates);
-  for (const hit of best) hit.text = await data.chunkText(hit.fileId, hit.chunkIndex);
-  return best;
+  scored.sort((left, right) => right.score - left.score || left.label - right.label);
+  const results: ScoredChunk[] = [];
+  for (const { label: _label, known, ...hit } of scored.slice(0, query.candidates)) results.push({ ...hit, text: known ?? (await data.chunkText(hit.fileId, hit.chunkIndex)) });
+  return results;
+}
+
+function kthScore(scored: ReadonlyArray<{ score: number }>, k: number): number {
+  return scored
+    .map((entry) => entry.score)
+    .sort((left, right) => right - left)[k - 1]!;
 }
 
 function accepts(data: StoreData, query: StoreQuery, label: number): boolean {

@@ -74,6 +74,8 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
   const stores: VectorStoreRecord[] = [];
   for (const id of new Set(request.vectorStoreIds)) stores.push(await service.requireActiveStore(accountId, id));
 
+  const reranker = app.config.vector_stores.reranker;
+  const rerank = reranker !== undefined && ranking.rerank;
   const candidates: Candidate[] = [];
   const vectorsByModel = new Map<string, number[]>();
   for (const store of stores) {
@@ -94,11 +96,13 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
       const file = fileOf(fileId);
       return file !== undefined && file.status === 'completed' && (filter === undefined || matchesFilter(filter, file.attributes));
     };
+    const keep = rerank ? RERANK_CANDIDATES : maxResults;
     const hits = await searchStore(data, {
       text: searchQuery,
       vector,
       weights: ranking.weights,
-      candidates: Math.max(MIN_CANDIDATES, maxResults),
+      candidates: Math.max(MIN_CANDIDATES, keep),
+      keep,
       acceptFile,
       filtered: filter !== undefined,
     });
@@ -106,10 +110,9 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
   }
   candidates.sort((left, right) => right.score - left.score);
 
-  const reranker = app.config.vector_stores.reranker;
-  if (reranker !== undefined && ranking.rerank && candidates.length > 0) {
+  if (rerank && candidates.length > 0) {
     const pool = candidates.splice(0, RERANK_CANDIDATES);
-    const relevance = await rerankTexts(app, accountId, reranker, searchQuery, pool.map((candidate) => candidate.text), {
+    const relevance = await rerankTexts(app, accountId, reranker!, searchQuery, pool.map((candidate) => candidate.text), {
       endpoint: '/v1/vector_stores/{vector_store_id}/search (rerank)',
       ...options,
     });

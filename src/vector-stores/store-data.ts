@@ -145,7 +145,7 @@ export class StoreData {
   private index: HnswIndex | null = null;
   /** BM25 over the chunk texts, by the same labels (set by open). */
   private lexical!: LexicalIndex;
-  /** Unit vectors of a spread of live chunks (the noise level of a query); null after any change. */
+  /** Mean unit vector of a spread of live chunks (the noise level of a query); null after any change. */
   private sample: Float32Array | null = null;
   /** Committed files by start label, for label → file lookups. */
   private ranges: Array<{ start: number; count: number; fileId: string }> = [];
@@ -564,31 +564,29 @@ export class StoreData {
 
   /**
    * Mean cosine of a unit-length query to a spread of up to 64 live chunks: where chunks
-   * unrelated to the query score with this store's embedding model (the sample is taken evenly
-   * over the labels and kept until the store changes).
+   * unrelated to the query score with this store's embedding model. The sample is taken evenly
+   * over the labels and kept, as the mean of its unit vectors, until the store changes (the mean
+   * of the cosines is the query's dot product with that mean).
    */
   noiseLevel(unitQuery: Float32Array): number {
     if (this.index === null) return 0;
     if (this.sample === null) {
       const live = this.liveChunks;
       const count = Math.min(64, live);
-      const dimensions = this.manifest.meta.dimensions ?? 0;
-      const sample = new Float32Array(count * dimensions);
+      const mean = new Float32Array(this.manifest.meta.dimensions ?? 0);
       let rangeIndex = 0;
       let before = 0;
       for (let row = 0; row < count; row += 1) {
         const position = Math.floor(((row + 0.5) * live) / count);
         while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
-        sample.set(normalize(this.index.vector(this.ranges[rangeIndex]!.start + position - before)), row * dimensions);
+        const vector = normalize(this.index.vector(this.ranges[rangeIndex]!.start + position - before));
+        for (let column = 0; column < mean.length; column += 1) mean[column]! += vector[column]! / count;
       }
-      this.sample = sample;
+      this.sample = mean;
     }
-    const dimensions = unitQuery.length;
-    const rows = this.sample.length / dimensions;
-    if (rows === 0) return 0;
-    let sum = 0;
-    for (let row = 0; row < rows; row += 1) sum += dotUnit(unitQuery, this.sample.subarray(row * dimensions, (row + 1) * dimensions));
-    return sum / rows;
+    let dot = 0;
+    for (let column = 0; column < unitQuery.length; column += 1) dot += unitQuery[column]! * this.sample[column]!;
+    return dot;
   }
 
   /** The text of a live chunk. */
