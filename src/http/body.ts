@@ -32,9 +32,36 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
     request.once('aborted', () => reject(new GatewayError('VALIDATION_4005', 'The client closed the connection before the body was complete.', { field: 'body' })));
   });
   if (text.trim() === '') throw new GatewayError('VALIDATION_4005', 'The request body is empty; send a JSON object.', { field: 'body' });
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     throw new GatewayError('VALIDATION_4005', `The request body is not valid JSON (${(error as Error).message}).`, { field: 'body' }, { cause: error });
   }
+  if (nestingExceeds(parsed, MAX_JSON_DEPTH)) {
+    throw new GatewayError('VALIDATION_4005', `The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`, { field: 'body', max_depth: MAX_JSON_DEPTH });
+  }
+  return parsed;
+}
+
+/**
+ * Deepest nesting a JSON body may have. JSON.parse copes with any depth, but everything after it
+ * that recurses (validation, JSON.stringify, token counting, translation) would overflow the stack
+ * on a body nested thousands deep (issue 14); real requests, JSON schemas included, stay far below.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** True when `value` nests containers deeper than `limit` (an explicit stack: no recursion here either). */
+function nestingExceeds(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: Array<{ node: object; depth: number }> = [{ node: value, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > limit) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return false;
 }

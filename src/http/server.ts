@@ -52,8 +52,25 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  // Requests Node's parser refuses (control bytes in a header, a malformed request line, a lying
+  // content-length) never reach a handler: they still get the spec's envelope, then the close.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(malformedRequestAnswer(error.code, app.ids.next('req_')));
+  });
+  // An Expect other than 100-continue: Node's own 417 has no body; this one has the envelope.
+  server.on('checkExpectation', (request, response) => {
+    request.on('error', () => undefined);
+    response.on('error', () => response.destroy());
+    sendJson(response, 417, lastResortEnvelope('VALIDATION_4005', 'Unsupported Expect header: only "100-continue" is understood.'), { 'x-request-id': app.ids.next('req_'), connection: 'close' });
+  });
+  // CONNECT is no route here: answered like any unknown method instead of a silent close.
+  server.on('connect', (_request, socket) => {
+    socket.on('error', () => undefined);
+    socket.end(rawAnswer(405, 'Method Not Allowed', lastResortEnvelope('RESOURCE_5405', 'CONNECT is not allowed; the API lives under /v1 (e.g. POST /v1/chat/completions).'), app.ids.next('req_')));
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -236,6 +253,28 @@ export function appendLog(app: AppContext, requestId: string, endpoint: string, 
   };
   app.store.requestLog.append(entry);
   app.activity.recordRequest(entry);
+}
+
+/** The answer to a request Node's HTTP parser refused, written straight to the socket. */
+function malformedRequestAnswer(parserCode: string | undefined, requestId: string): string {
+  if (parserCode === 'HPE_HEADER_OVERFLOW') {
+    return rawAnswer(431, 'Request Header Fields Too Large', lastResortEnvelope('VALIDATION_4005', 'The request headers are too large.'), requestId);
+  }
+  if (parserCode === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return rawAnswer(408, 'Request Timeout', lastResortEnvelope('VALIDATION_4005', 'The request was not received in time.'), requestId);
+  }
+  const detail = parserCode === undefined ? '' : ` (${parserCode})`;
+  return rawAnswer(400, 'Bad Request', lastResortEnvelope('VALIDATION_4005', `Malformed HTTP request${detail}: check the request line, the header names and values (visible ASCII) and the body framing.`), requestId);
+}
+
+function rawAnswer(status: number, reason: string, body: unknown, requestId: string): string {
+  const text = JSON.stringify(body);
+  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${text}`;
+}
+
+/** A gateway-dialect envelope built without the renderer (no route, so no dialect, is known). */
+function lastResortEnvelope(code: string, message: string): unknown {
+  return { error: { code, message } };
 }
 
 /** The SYSTEM_9001 envelope of each dialect, spelled out so answering it needs no renderer. */

@@ -21,7 +21,6 @@ export class SseWriter {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
     // No flushHeaders(): the stream opens once the first upstream chunk is in hand, so the head

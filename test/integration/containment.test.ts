@@ -4,6 +4,7 @@ import { GatewayError } from '../../src/errors/gateway-error.js';
 import { startHttpServer, type RunningServer } from '../../src/http/server.js';
 import type { GatewayRoute } from '../../src/http/routes.js';
 import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { sendRaw, type RawOutcome, type RawRequest } from '../helpers/raw-http.js';
 
 const chat = (extra: Record<string, unknown> = {}) => ({ model: 'local-echo', messages: [{ role: 'user', content: 'hi' }], ...extra });
 
@@ -66,6 +67,86 @@ describe('containment and header hygiene', () => {
     expect(response.json.error.code).toBe('AUTH_1041');
     const allowed = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat(), { origin: 'http://ok.example' });
     expect(allowed.headers.get('access-control-allow-origin')).toBe('http://ok.example');
+  });
+
+  describe('faults the fuzzer found (test/fuzz)', () => {
+    const port = () => Number(new URL(igw.url).port);
+    const raw = (request: Partial<RawRequest> & { body?: Buffer }): Promise<RawOutcome> => {
+      const body = request.body ?? Buffer.alloc(0);
+      return sendRaw(
+        port(),
+        {
+          method: request.method ?? 'POST',
+          target: request.target ?? '/v1/chat/completions',
+          headers: [['host', `127.0.0.1:${port()}`], ['authorization', `Bearer ${igw.key}`], ...(request.headers ?? []), ['content-length', String(body.length)], ['connection', 'close']],
+          body,
+        },
+        10_000,
+      );
+    };
+    const envelopeOf = (outcome: RawOutcome) => {
+      expect(outcome.kind).toBe('response');
+      if (outcome.kind !== 'response') throw new Error('no answer');
+      return { status: outcome.response.status, json: JSON.parse(outcome.response.body.toString('utf8')) };
+    };
+
+    it("a header Node's parser refuses → 400 with the envelope, not a bare status line", async () => {
+      const answer = envelopeOf(await raw({ headers: [['x-odd', Buffer.from([0x61, 0x01, 0x62])]], body: Buffer.from('{}') }));
+      expect(answer.status).toBe(400);
+      expect(answer.json.error.code).toBe('VALIDATION_4005');
+    });
+
+    it('an Expect other than 100-continue → 417 with the envelope', async () => {
+      const answer = envelopeOf(await raw({ headers: [['content-type', 'application/json'], ['expect', 'teapot']], body: Buffer.from('{}') }));
+      expect(answer.status).toBe(417);
+      expect(answer.json.error.code).toBe('VALIDATION_4005');
+    });
+
+    it('CONNECT → 405 with the envelope instead of a silent close', async () => {
+      const answer = envelopeOf(await raw({ method: 'CONNECT', target: '127.0.0.1:443' }));
+      expect(answer.status).toBe(405);
+      expect(answer.json.error.code).toBe('RESOURCE_5405');
+    });
+
+    it('a body nested 50,000 deep → 400 VALIDATION_4005 (it overflowed the stack in token counting: 500)', async () => {
+      const schema = `${'{"type":'.repeat(50_000)}"object"${'}'.repeat(50_000)}`;
+      const body = Buffer.from(`{"model":"local-echo","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${schema}}]}`);
+      const answer = envelopeOf(await raw({ target: '/v1/messages', headers: [['content-type', 'application/json'], ['anthropic-version', '2023-06-01']], body }));
+      expect(answer.status).toBe(400);
+      expect(answer.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'body', max_depth: 128 } });
+    });
+
+    it('a JSON schema of ordinary depth still passes the depth check', async () => {
+      const response = await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat({ response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'array', items: { type: 'string' } } } } } } } } }));
+      expect(response.status).toBe(200);
+    });
+
+    it('a multipart part whose header never ends → 400, and the second busboy error no longer stops the process', async () => {
+      const body = Buffer.from(`--b\r\ncontent-disposition: form-data; name="file"; filename="x"\r\n${'x-pad: y\r\n'.repeat(3000)}`);
+      const answer = envelopeOf(await raw({ target: '/v1/files', headers: [['content-type', 'multipart/form-data; boundary=b']], body }));
+      expect(answer.status).toBe(400);
+      expect(answer.json.error.code).toBe('VALIDATION_4005');
+    });
+
+    it('a multipart body cut inside the file → 400 (the file stream error is heard)', async () => {
+      const body = Buffer.from(`--b\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nassistants\r\n--b\r\ncontent-disposition: form-data; name="file"; filename="x.txt"\r\ncontent-type: text/plain\r\n\r\nhalf a fi`);
+      const answer = envelopeOf(await raw({ target: '/v1/files', headers: [['content-type', 'multipart/form-data; boundary=b']], body }));
+      expect(answer.status).toBe(400);
+      expect(answer.json.error.code).toBe('VALIDATION_4005');
+    });
+
+    it('a stream honours the client\'s connection: close (the answer ends with the socket)', async () => {
+      const outcome = await raw({ headers: [['content-type', 'application/json']], body: Buffer.from(JSON.stringify(chat({ stream: true }))) });
+      expect(outcome.kind).toBe('response');
+      if (outcome.kind === 'response') {
+        expect(outcome.response.status).toBe(200);
+        expect(outcome.response.body.toString('utf8')).toContain('data: [DONE]');
+      }
+    });
+
+    it('the gateway is still up', async () => {
+      expect((await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat())).status).toBe(200);
+    });
   });
 
   describe('whatever a handler or the renderer throws ends that one request', () => {

@@ -119,7 +119,7 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
       });
       const encrypt = limits.encrypt?.();
       if (encrypt) {
-        encrypt.once('error', fail);
+        encrypt.on('error', fail);
         encrypt.pipe(out);
       }
       stream.once('limit', () => {
@@ -130,6 +130,9 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
         fail(new GatewayError(limits.tooLargeCode, limits.tooLargeMessage, { field: limits.fileField, limit_bytes: limits.maxFileBytes }));
         request.resume();
       });
+      // The part's stream fails on its own when the form is cut inside the file (pipe does not
+      // forward that error; unheard, it would stop the process).
+      stream.on('error', (error: Error) => fail(new GatewayError('VALIDATION_4005', `The multipart body is malformed (${error.message}).`, { field: limits.fileField }, { cause: error })));
       stream.pipe(encrypt ?? out);
     });
     parser.once('close', () => {
@@ -139,7 +142,9 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
         resolve();
       }, fail);
     });
-    parser.once('error', (error: Error) => fail(new GatewayError('VALIDATION_4005', `The multipart body is malformed (${error.message}).`, { field: 'body' }, { cause: error })));
+    // `on`, not `once`: busboy can report a second fault (a malformed part header, then the
+    // unexpected end of the form), and an 'error' with no listener left stops the process.
+    parser.on('error', (error: Error) => fail(new GatewayError('VALIDATION_4005', `The multipart body is malformed (${error.message}).`, { field: 'body' }, { cause: error })));
     request.once('aborted', () => fail(new GatewayError('VALIDATION_4005', 'The client closed the connection before the upload was complete.', { field: 'file' })));
     call.signal.addEventListener('abort', () => fail(call.signal.reason), { once: true });
     request.pipe(parser);
