@@ -14,34 +14,40 @@ import type { DocumentInput, ExtractedDocument } from './types.js';
  * small and fast, no layout, no script execution.
  */
 export function extractHtml(input: DocumentInput): ExtractedDocument {
+  const { text, title } = readHtml(input, htmlToText);
+  return title === '' ? { text, format: 'html' } : { text, format: 'html', title };
+}
+
+/** Writes the chosen part of a page: as indexing text (html-text.ts) or as Markdown (convert/). */
+export type HtmlSerializer = (node: TextNode) => string;
+
+/** The page's content (article, else body, else everything; see extractHtml) through `serialize`, and its title. */
+export function readHtml(input: DocumentInput, serialize: HtmlSerializer): { text: string; title: string } {
   const html = asDocument(decodeHtml(input));
   const { document } = parseHTML(html);
   const pageTitle = (document.title ?? '').trim();
-  const article = readArticle(document);
-  if (article !== null) {
-    const title = article.title || pageTitle;
-    return title === '' ? { text: article.text, format: 'html' } : { text: article.text, format: 'html', title };
-  }
+  const article = readArticle(document, serialize);
+  if (article !== null) return { text: article.text, title: article.title || pageTitle };
   // Readability changes the DOM it reads, so the fallback parses the page again.
   const { document: page } = parseHTML(html);
   let text = '';
   const body = (page.body ?? page.documentElement) as unknown as TextNode | null;
   for (const element of page.querySelectorAll('nav, footer, script, style, noscript, template, [aria-hidden="true"]')) element.remove();
-  if (body !== null) text = htmlToText(body);
+  if (body !== null) text = serialize(body);
   if (text.trim() === '') {
     // Everything was navigation or footer (or hidden): the text is still better than nothing.
     const whole = parseHTML(html).document.documentElement as unknown as TextNode | null;
-    if (whole !== null) text = htmlToText(whole);
+    if (whole !== null) text = serialize(whole);
   }
-  return pageTitle === '' ? { text, format: 'html' } : { text, format: 'html', title: pageTitle };
+  return { text, title: pageTitle };
 }
 
 /** Readability's article, or null when the page is not an article or Readability fails on it. */
-function readArticle(document: ReturnType<typeof parseHTML>['document']): { text: string; title: string } | null {
+function readArticle(document: ReturnType<typeof parseHTML>['document'], serialize: HtmlSerializer): { text: string; title: string } | null {
   const dom = document as unknown as Parameters<typeof isProbablyReaderable>[0];
   try {
     if (!isProbablyReaderable(dom)) return null;
-    const article = new Readability(dom, { serializer: (node) => htmlToText(node as unknown as TextNode) }).parse();
+    const article = new Readability(dom, { serializer: (node) => serialize(node as unknown as TextNode) }).parse();
     const text = article?.content ?? '';
     return text.trim() === '' ? null : { text, title: article?.title?.trim() ?? '' };
   } catch {
