@@ -41,11 +41,11 @@ export interface SearchResult {
 /** igw's vector store ids (UUIDs), and OpenAI-style `vs_…` ids of stores created elsewhere. */
 const STORE_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|vs_[A-Za-z0-9]+)$/;
 
-async function listAll<T extends { id: string }>(client: GatewayClient, basePath: string): Promise<T[]> {
+async function listAll<T extends { id: string }>(client: GatewayClient, basePath: string, extraQuery = ''): Promise<T[]> {
   const all: T[] = [];
   let after: string | null = null;
   for (;;) {
-    const page: ListPage<T> = await client.getJson(`${basePath}?limit=100&order=asc${after === null ? '' : `&after=${encodeURIComponent(after)}`}`);
+    const page: ListPage<T> = await client.getJson(`${basePath}?limit=100&order=asc${extraQuery}${after === null ? '' : `&after=${encodeURIComponent(after)}`}`);
     all.push(...page.data);
     if (!page.has_more || page.data.length === 0) return all;
     after = page.last_id ?? page.data.at(-1)!.id;
@@ -113,8 +113,9 @@ export class KbRemote {
     return this.client.deleteJson(`/v1/vector_stores/${encodeURIComponent(id)}`);
   }
 
-  listFiles(storeId: string): Promise<VectorStoreFile[]> {
-    return listAll<VectorStoreFile>(this.client, `/v1/vector_stores/${encodeURIComponent(storeId)}/files`);
+  /** The store's files (only those with `status` when given). */
+  listFiles(storeId: string, status?: string): Promise<VectorStoreFile[]> {
+    return listAll<VectorStoreFile>(this.client, `/v1/vector_stores/${encodeURIComponent(storeId)}/files`, status === undefined ? '' : `&filter=${encodeURIComponent(status)}`);
   }
 
   /** The store's files as sync state: those attached by `kb sync` (with path and sha256). */

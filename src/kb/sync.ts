@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PathFilter } from './filter.js';
 import { IngestionServerError, isGatewayFault } from './gateway-fault.js';
+import { IngestionTracker } from './ingestion-tracker.js';
 import { planSync, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { KbRemote } from './remote.js';
 import { scanFolder, sha256File } from './scan.js';
@@ -37,9 +38,6 @@ export interface SyncTotals {
 
 /** Uploads and attribute changes in flight at once. */
 const CONCURRENCY = 4;
-/** How often an attached file's ingestion status is polled, and for how long. */
-const INDEX_POLL_MS = 150;
-const INDEX_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Mirrors a folder into a vector store. The store's files (attributes `path` and `sha256`) are
@@ -60,8 +58,9 @@ export class FolderSync {
   private readonly local = new Map<string, LocalFile & { mtimeMs: number }>();
   private stopping = false;
   private readonly indexing = new Set<Promise<void>>();
-  /** File ids whose ingestion is being polled. */
+  /** File ids whose ingestion is being followed. */
   private readonly tracked = new Set<string>();
+  private readonly tracker: IngestionTracker;
 
   constructor(
     private readonly remote: KbRemote,
@@ -71,7 +70,9 @@ export class FolderSync {
     private readonly emit: (event: SyncEvent) => void,
     /** Called on each gateway fault (watch mode schedules a rescan). */
     private readonly onGatewayFault: () => void = () => undefined,
-  ) {}
+  ) {
+    this.tracker = new IngestionTracker(remote, storeId);
+  }
 
   /** Ctrl-C: no new actions start; those in flight finish. */
   stop(): void {
@@ -226,21 +227,13 @@ export class FolderSync {
       return;
     }
     this.tracked.add(fileId);
-    const started = Date.now();
-    const poll = (async () => {
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
-        try {
-          const file = await this.remote.getFile(this.storeId, fileId);
-          if (file.status !== 'in_progress') return done(file.status, file.last_error?.message, file.last_error?.code);
-        } catch (error) {
-          // Detached meanwhile (the file changed again): nothing to report for this version.
-          if ((error as { status?: number }).status === 404) return;
-          return this.fail(relative, error);
-        }
-        if (Date.now() - started > INDEX_TIMEOUT_MS) return this.fail(relative, new Error('ingestion did not finish within 10 minutes'));
-      }
-    })();
+    const poll = this.tracker.follow(fileId).then(
+      (file) => {
+        // null: detached meanwhile (the file changed again), nothing to report for this version.
+        if (file !== null) done(file.status, file.last_error?.message, file.last_error?.code);
+      },
+      (error: unknown) => this.fail(relative, error),
+    );
     this.indexing.add(poll);
     void poll.finally(() => {
       this.indexing.delete(poll);

@@ -79,6 +79,9 @@ const SNAPSHOT_DELAY_MS = 250;
  * total cost stays proportional to the index (flat per file), and a crash re-adds at most that many.
  */
 const SNAPSHOT_MIN_POINTS = 5000;
+/** Changes below this fraction of the index are snapshotted only after a longer quiet time (QUIET_SNAPSHOT_MS). */
+const SMALL_CHANGE_FRACTION = 0.05;
+const QUIET_SNAPSHOT_MS = 30_000;
 
 function segmentName(fileId: string): string {
   return Buffer.from(fileId, 'utf8').toString('base64url');
@@ -449,10 +452,13 @@ export class StoreData {
       void this.snapshot().catch(() => undefined);
       return;
     }
+    // A pause after a few changes to a large store waits longer: every snapshot writes the whole
+    // index, so a slow trickle of files must not rewrite it at each short pause.
+    const few = this.unsaved < this.chunkCount * SMALL_CHANGE_FRACTION;
     this.snapshotTimer = setTimeout(() => {
       this.snapshotTimer = null;
       void this.snapshot().catch(() => undefined);
-    }, this.snapshotDelayMs);
+    }, few ? Math.max(this.snapshotDelayMs, QUIET_SNAPSHOT_MS) : this.snapshotDelayMs);
     this.snapshotTimer.unref();
   }
 
