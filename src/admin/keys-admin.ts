@@ -39,6 +39,8 @@ export interface KeyView {
   expires_at: number | null;
   revoked_at: number | null;
   status: 'active' | 'revoked' | 'expired';
+  /** The local CLI's own key (obtained by client commands run without --api-key). */
+  cli: boolean;
 }
 
 function checkScopes(scopes: string[]): string[] {
@@ -50,7 +52,13 @@ function checkScopes(scopes: string[]): string[] {
   return [...new Set(scopes)];
 }
 
-export async function createKey(store: Store, config: Config, options: CreateKeyOptions, nowSeconds = Math.floor(Date.now() / 1000)): Promise<CreatedKey> {
+export async function createKey(
+  store: Store,
+  config: Config,
+  options: CreateKeyOptions,
+  nowSeconds = Math.floor(Date.now() / 1000),
+  owner?: KeyRecord['owner'],
+): Promise<CreatedKey> {
   const scopes = checkScopes(options.scopes ?? []);
   const account = await ensureAccount(store, config, options.account ?? 'default');
   const expiresAt = options.expiresIn === undefined ? null : nowSeconds + parseDuration(options.expiresIn);
@@ -66,6 +74,7 @@ export async function createKey(store: Store, config: Config, options: CreateKey
     created_at: nowSeconds,
     expires_at: expiresAt,
     revoked_at: null,
+    ...(owner === undefined ? {} : { owner }),
   };
   await store.keys.insert(record);
   return { id: record.id, key, name: record.name, scopes, vault_access: record.vault_access, account: record.account, created_at: nowSeconds, expires_at: expiresAt };
@@ -83,6 +92,7 @@ export function listKeys(store: Store, nowSeconds = Math.floor(Date.now() / 1000
     expires_at: record.expires_at,
     revoked_at: record.revoked_at,
     status: record.revoked_at !== null ? 'revoked' : record.expires_at !== null && record.expires_at <= nowSeconds ? 'expired' : 'active',
+    cli: record.owner === 'cli',
   }));
 }
 
@@ -99,16 +109,32 @@ export async function revokeKey(store: Store, id: string, nowSeconds = Math.floo
   return { id, revoked_at: nowSeconds };
 }
 
-/** A new key with the same settings; the old one stops working at once. */
-export async function rotateKey(store: Store, config: Config, id: string, nowSeconds = Math.floor(Date.now() / 1000)): Promise<CreatedKey & { replaces: string }> {
+/** `keys rotate --json`: the new key, the one it replaces, and until when the old one still works. */
+export interface RotatedKey extends CreatedKey {
+  replaces: string;
+  /** When the old key stops working: now without a grace period. */
+  old_key_valid_until: number;
+}
+
+/**
+ * A new key with the same settings. The old one stops working at once, or, with a grace period
+ * (`--grace 24h`), keeps working until it ends (never past its own expiry), so clients can be
+ * moved to the new key without downtime.
+ */
+export async function rotateKey(store: Store, config: Config, id: string, grace = '0', nowSeconds = Math.floor(Date.now() / 1000)): Promise<RotatedKey> {
   const old = activeKey(store, id);
+  // Its value is never shown, so a rotated copy could only be printed: it renews itself instead.
+  if (old.owner === 'cli') throw new AdminError(`key "${id}" is the CLI's own key, which is never shown`, `revoke it (igw keys revoke ${id}); the next client command gets a fresh one by itself`);
+  const graceSeconds = /^0+\s*[smhdw]?$/.test(grace.trim()) ? 0 : parseDuration(grace);
   const remainingSeconds = old.expires_at === null ? undefined : Math.max(1, old.expires_at - nowSeconds);
-  await store.keys.update(id, { revoked_at: nowSeconds });
+  const validUntil = old.expires_at === null ? nowSeconds + graceSeconds : Math.min(old.expires_at, nowSeconds + graceSeconds);
+  if (graceSeconds === 0) await store.keys.update(id, { revoked_at: nowSeconds });
+  else await store.keys.update(id, { expires_at: validUntil });
   const created = await createKey(
     store,
     config,
     { name: old.name, scopes: old.scopes, vault: old.vault_access, account: old.account, ...(remainingSeconds === undefined ? {} : { expiresIn: `${remainingSeconds}s` }) },
     nowSeconds,
   );
-  return { ...created, replaces: id };
+  return { ...created, replaces: id, old_key_valid_until: graceSeconds === 0 ? nowSeconds : validUntil };
 }

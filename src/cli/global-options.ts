@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { givenCredential, LocalCliCredential, type ApiCredential } from '../client/credential.js';
 import { plural } from './format.js';
 import { ProblemsError, UserError } from './user-error.js';
 
@@ -23,12 +24,14 @@ export function resolveBaseUrl(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   return (options.baseUrl ?? env['IGW_BASE_URL'] ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
 }
 
-export function resolveApiKey(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * --api-key > IGW_API_KEY > the CLI's own key of the local data dir (DESIGN §1), obtained on the
+ * first request and never printed.
+ */
+export function resolveApiKey(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): ApiCredential {
   const key = options.apiKey ?? env['IGW_API_KEY'];
-  if (key === undefined || key === '') {
-    throw new UserError('no API key', 'pass --api-key KEY or set IGW_API_KEY (create one with: igw keys create)');
-  }
-  return key;
+  if (key !== undefined && key !== '') return givenCredential(key);
+  return new LocalCliCredential(resolveDataDir(options, env), resolveBaseUrl(options, env), () => loadCliConfig(options));
 }
 
 /** Loads the config or turns its problems into a user error listing each with its JSON path. */

@@ -3,17 +3,31 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { UserError } from '../cli/user-error.js';
+import { givenCredential, type ApiCredential } from './credential.js';
 
 /** Typed HTTP client of igw's own API, for the CLI commands that talk to a running gateway. */
 export class GatewayClient {
+  private readonly credential: ApiCredential;
+
   constructor(
     private readonly baseUrl: string,
-    private readonly apiKey: string,
-  ) {}
+    credential: ApiCredential | string,
+  ) {
+    this.credential = typeof credential === 'string' ? givenCredential(credential) : credential;
+  }
 
+  /** One request; a 401 on the CLI's own key (revoked meanwhile) is retried once with a fresh one. */
   private async send(method: string, pathAndQuery: string, body?: RequestInit['body'], headers: Record<string, string> = {}): Promise<Response> {
+    const key = await this.credential.key();
+    const response = await this.fetchWith(key, method, pathAndQuery, body, headers);
+    if (response.status !== 401 || this.credential.renew === undefined) return response;
+    await response.body?.cancel();
+    return this.fetchWith(await this.credential.renew(key), method, pathAndQuery, body, headers);
+  }
+
+  private async fetchWith(key: string, method: string, pathAndQuery: string, body: RequestInit['body'] | undefined, headers: Record<string, string>): Promise<Response> {
     try {
-      return await fetch(`${this.baseUrl}${pathAndQuery}`, { method, headers: { authorization: `Bearer ${this.apiKey}`, ...headers }, ...(body === undefined ? {} : { body }) });
+      return await fetch(`${this.baseUrl}${pathAndQuery}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, ...(body === undefined ? {} : { body }) });
     } catch (error) {
       throw new GatewayUnreachableError(`no gateway answers at ${this.baseUrl} (${String((error as Error).cause ?? error)})`, 'start one with `igw serve`, or pass --base-url / set IGW_BASE_URL');
     }

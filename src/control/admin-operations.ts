@@ -1,3 +1,4 @@
+import { issueCliKey } from '../auth/cli-key.js';
 import { createAccount, listAccounts, setAccount } from '../admin/accounts-admin.js';
 import { createKey, listKeys, revokeKey, rotateKey, type CreateKeyOptions } from '../admin/keys-admin.js';
 import type { Config } from '../config/load.js';
@@ -9,7 +10,8 @@ export interface AdminOperations {
   'keys.create': (args: CreateKeyOptions) => ReturnType<typeof createKey>;
   'keys.list': (args: Record<string, never>) => ReturnType<typeof listKeys>;
   'keys.revoke': (args: { id: string }) => ReturnType<typeof revokeKey>;
-  'keys.rotate': (args: { id: string }) => ReturnType<typeof rotateKey>;
+  'keys.rotate': (args: { id: string; grace?: string }) => ReturnType<typeof rotateKey>;
+  'keys.cli': (args: { rejected?: string }) => ReturnType<typeof issueCliKey>;
   'accounts.list': (args: Record<string, never>) => ReturnType<typeof listAccounts>;
   'accounts.create': (args: { id: string; plan?: string }) => ReturnType<typeof createAccount>;
   'accounts.set': (args: { id: string; plan?: string; energy?: string; credits?: string }) => ReturnType<typeof setAccount>;
@@ -26,7 +28,8 @@ export function adminOperations(store: Store, config: Config): AdminOperations {
     'keys.create': (args) => createKey(store, config, args),
     'keys.list': () => listKeys(store),
     'keys.revoke': (args) => revokeKey(store, args.id),
-    'keys.rotate': (args) => rotateKey(store, config, args.id),
+    'keys.rotate': (args) => rotateKey(store, config, args.id, args.grace),
+    'keys.cli': (args) => issueCliKey(store, config, args),
     'accounts.list': () => listAccounts(store),
     'accounts.create': (args) => createAccount(store, config, args.id, args.plan),
     'accounts.set': (args) => setAccount(store, config, args.id, args),

@@ -14,6 +14,8 @@ export interface KeyRecord {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  /** `cli`: the local CLI's own key (DESIGN §1), kept in <data dir>/cli.key; absent on every other key. */
+  owner?: 'cli';
 }
 
 interface KeysDocument {

@@ -61,7 +61,7 @@ export function registerKeys(program: Command, globals: () => GlobalOptions): vo
       printResult(
         renderTable(
           ['ID', 'NAME', 'KEY', 'ACCOUNT', 'SCOPES', 'VAULT', 'STATUS', 'CREATED', 'EXPIRES'],
-          list.map((key) => [key.id, key.name, key.key, key.account, scopesText(key.scopes), key.vault_access ? 'yes' : 'no', key.status, formatTime(key.created_at), formatTime(key.expires_at)]),
+          list.map((key) => [key.id, key.cli ? `${key.name} (this CLI's own key)` : key.name, key.key, key.account, scopesText(key.scopes), key.vault_access ? 'yes' : 'no', key.status, formatTime(key.created_at), formatTime(key.expires_at)]),
         ),
       );
     });
@@ -81,15 +81,17 @@ export function registerKeys(program: Command, globals: () => GlobalOptions): vo
 
   keys
     .command('rotate')
-    .description('replace a key with a new one (same settings); the old one stops working at once')
+    .description('replace a key with a new one (same settings); the old one stops working at once, or after --grace')
     .argument('<id>', 'key id (from igw keys list)')
-    .option('--json', 'print the new key object')
-    .addHelpText('after', '\nExample:\n  export IGW_API_KEY=$(igw keys rotate key_AbC123)')
-    .action(async (id: string, options: { json?: boolean }) => {
+    .option('--grace <duration>', 'keep the old key working this long (90m, 24h, 7d) so clients can move without downtime', '0')
+    .option('--json', 'print the new key object with replaces and old_key_valid_until')
+    .addHelpText('after', '\nExamples:\n  export IGW_API_KEY=$(igw keys rotate key_AbC123)\n  igw keys rotate key_AbC123 --grace 24h --json')
+    .action(async (id: string, options: { grace: string; json?: boolean }) => {
       const config = await loadCliConfig(globals());
-      const created = await runAdmin(resolveDataDir(globals()), config, 'keys.rotate', { id });
+      const created = await runAdmin(resolveDataDir(globals()), config, 'keys.rotate', { id, grace: options.grace });
       if (options.json === true) return printJson(created);
       printResult(created.key);
-      printInfo(`rotated ${id} → ${created.id}; store the new key now, it is not shown again`);
+      const until = created.old_key_valid_until > created.created_at ? `${id} keeps working until ${formatTime(created.old_key_valid_until)}` : `${id} stopped working`;
+      printInfo(`rotated ${id} → ${created.id}; ${until}; store the new key now, it is not shown again`);
     });
 }
