@@ -3,8 +3,10 @@
 // and attached (POST /v1/vector_stores/{id}/files) by a few concurrent workers, then indexed in
 // the background. Reports files/s end to end (first upload → last file indexed), the rate of the
 // first and the last tenth of the uploads (flat when adding a file costs the same at any size),
-// and the gateway's peak RSS (VmHWM). BENCH_INGEST_SIZES=1000,10000 picks the sizes
-// (default 1000,10000,100000); BENCH_INGEST_CONCURRENCY the client workers (default 8).
+// CPU per file of the gateway and of this client, the gateway's peak RSS (VmHWM), and then search
+// latency on the full store (8 concurrent searches). BENCH_INGEST_SIZES=1000,10000 picks the
+// sizes (default 1000,10000,100000); BENCH_INGEST_CONCURRENCY the client workers (default 8);
+// BENCH_INGEST_SEARCHES the searches (default 400); BENCH_INGEST_PROFILE=DIR a gateway CPU profile.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,25 @@ function smallText(index) {
     parts.push(`${Array.from({ length: 12 + Math.floor(random() * 20) }, () => vocabulary[Math.floor(random() * random() * vocabulary.length)]).join(' ')}.`);
   }
   return parts.join(' ');
+}
+
+/** Search p50 / p99 over the finished store: SEARCHES queries of a few store words, 8 at a time, through HTTP. */
+const SEARCHES = Number(process.env.BENCH_INGEST_SEARCHES ?? 400);
+async function searchLatency(json, storeId) {
+  const times = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < SEARCHES) {
+      next += 1;
+      const query = Array.from({ length: 3 }, () => vocabulary[Math.floor(random() * random() * vocabulary.length)]).join(' ');
+      const started = performance.now();
+      await json('POST', `/v1/vector_stores/${storeId}/search`, { query, max_num_results: 10 });
+      times.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  times.sort((left, right) => left - right);
+  return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
 }
 
 async function peakRssMb(pid) {
@@ -92,9 +113,10 @@ async function benchSize(files) {
     const seconds = (performance.now() - begin) / 1000;
     const cpu = (await cpuSeconds(igw.pid)) - cpuBefore;
     const clientCpu = process.cpuUsage(clientCpuBefore);
+    const search = await searchLatency(json, store.id);
     const firstTenth = tenth / ((marks.get(tenth) - begin) / 1000);
     const lastTenth = tenth / ((marks.get(files) - marks.get(files - tenth)) / 1000);
-    return { files, completed: counts.completed, failed: counts.failed, seconds, sent_s: sentSeconds, files_per_s: files / seconds, first_tenth: firstTenth, last_tenth: lastTenth, cpu_s: cpu, client_cpu_s: (clientCpu.user + clientCpu.system) / 1e6, peak_rss_mb: await peakRssMb(igw.pid) };
+    return { files, completed: counts.completed, failed: counts.failed, seconds, sent_s: sentSeconds, files_per_s: files / seconds, first_tenth: firstTenth, last_tenth: lastTenth, search, cpu_s: cpu, client_cpu_s: (clientCpu.user + clientCpu.system) / 1e6, peak_rss_mb: await peakRssMb(igw.pid) };
   } finally {
     igw.kill('SIGTERM');
     await new Promise((resolve) => igw.once('exit', resolve));
@@ -103,12 +125,12 @@ async function benchSize(files) {
 }
 
 console.log(`\nIngestion: small text files (200–600 bytes), upload + attach by ${CONCURRENCY} workers, indexed on local-embed\n`);
-console.log('| files | completed | failed | end to end s | files/s | upload+attach done at s | upload+attach files/s: first 10% | last 10% | gateway CPU ms/file | client CPU ms/file | gateway peak RSS MB |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| files | completed | failed | end to end s | files/s | upload+attach done at s | upload+attach files/s: first 10% | last 10% | gateway CPU ms/file | client CPU ms/file | gateway peak RSS MB | search p50 / p99 ms (8 concurrent) |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const size of SIZES) {
   const result = await benchSize(size);
   console.log(
     `| ${result.files.toLocaleString('en')} | ${result.completed} | ${result.failed} | ${result.seconds.toFixed(1)} | ${result.files_per_s.toFixed(0)} | ${result.sent_s.toFixed(1)} | ` +
-      `${result.first_tenth.toFixed(0)} | ${result.last_tenth.toFixed(0)} | ${((result.cpu_s * 1000) / result.files).toFixed(2)} | ${((result.client_cpu_s * 1000) / result.files).toFixed(2)} | ${result.peak_rss_mb.toFixed(0)} |`,
+      `${result.first_tenth.toFixed(0)} | ${result.last_tenth.toFixed(0)} | ${((result.cpu_s * 1000) / result.files).toFixed(2)} | ${((result.client_cpu_s * 1000) / result.files).toFixed(2)} | ${result.peak_rss_mb.toFixed(0)} | ${result.search.p50.toFixed(1)} / ${result.search.p99.toFixed(1)} |`,
   );
 }

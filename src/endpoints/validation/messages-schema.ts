@@ -60,14 +60,25 @@ const toolResultBlock = z
 const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string(), cache_control: cacheControl }).strict();
 const redactedThinkingBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string(), cache_control: cacheControl }).strict();
 
+/** Beta mid-conversation tool changes (tool_addition / tool_removal): forwarded natively, refused when translating. */
+const toolChangeBlock = (type: 'tool_addition' | 'tool_removal') => z.object({ type: z.literal(type), tool: z.record(z.string(), z.unknown()), cache_control: cacheControl }).strict();
+const systemBlock = z.discriminatedUnion('type', [textBlock, toolChangeBlock('tool_addition'), toolChangeBlock('tool_removal')]);
+
 const userBlock = z.discriminatedUnion('type', [textBlock, imageBlock, toolResultBlock]);
 const assistantBlock = z.discriminatedUnion('type', [textBlock, toolUseBlock, thinkingBlock, redactedThinkingBlock]);
 
 const message = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlock).min(1)]) }).strict(),
   z.object({ role: z.literal('assistant'), content: z.union([z.string(), z.array(assistantBlock)]) }).strict(),
-  // SystemMessageParam: a system instruction at this point of the conversation.
-  z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textBlock)]) }).strict(),
+  // SystemMessageParam (beta BetaSystemMessageParam): an instruction at this point of the conversation.
+  z
+    .object({
+      role: z.literal('system'),
+      content: z.union([z.string(), z.array(systemBlock)]).optional(),
+      clear_at: passedOn,
+      output_config: passedOn,
+    })
+    .strict(),
 ]);
 
 const customTool = z
@@ -172,7 +183,7 @@ export type MessagesBody = z.output<typeof messagesSchema>;
 export type CountTokensBody = z.output<typeof countTokensSchema>;
 
 
-const ALLOWED_BLOCKS = { user: 'text, image, tool_result', assistant: 'text, tool_use, thinking, redacted_thinking', system: 'text' } as const;
+const ALLOWED_BLOCKS = { user: 'text, image, tool_result', assistant: 'text, tool_use, thinking, redacted_thinking', system: 'text, tool_addition, tool_removal' } as const;
 
 /**
  * Forward-compatible validation (forward-compatible.ts) with Messages-specific wording: a bad

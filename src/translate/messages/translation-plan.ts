@@ -73,6 +73,21 @@ export function planMessagesTranslation(request: MessagesRequest, options: { rea
   });
 
   request.messages.forEach((message, messageIndex) => {
+    if (message.role === 'system') {
+      // Beta options of a mid-conversation system message: when it stops applying, its effort.
+      if (present(message.clear_at)) ignored.push(`messages[${messageIndex}].clear_at`);
+      if (present(message.output_config)) ignored.push(`messages[${messageIndex}].output_config`);
+      if (typeof message.content === 'string') return;
+      (message.content ?? []).forEach((block, blockIndex) => {
+        if (block.type !== 'text') {
+          refuse(
+            `messages[${messageIndex}].content[${blockIndex}]`,
+            `messages[${messageIndex}].content[${blockIndex}] (${block.type}) changes the tools offered in the middle of the conversation, which only a model routed to an Anthropic-kind provider supports; send the full tool list in "tools" instead.`,
+          );
+        }
+      });
+      return;
+    }
     if (typeof message.content === 'string') return;
     message.content.forEach((block, blockIndex) => {
       const path = `messages[${messageIndex}].content[${blockIndex}]`;

@@ -60,7 +60,14 @@ export type MessagesRequestBlock = MessagesTextBlock | MessagesImageBlock | Mess
 export type MessagesRequestMessage =
   | { role: 'user' | 'assistant'; content: string | MessagesRequestBlock[] }
   /** SystemMessageParam: an instruction at this point of the conversation (beta mid-conversation-system). */
-  | { role: 'system'; content: string | MessagesTextBlock[] };
+  | { role: 'system'; content?: string | Array<MessagesTextBlock | MessagesToolChangeBlock>; clear_at?: unknown; output_config?: unknown };
+
+/** Beta: a tool added to or removed from the offer at this point of the conversation. */
+export interface MessagesToolChangeBlock {
+  type: 'tool_addition' | 'tool_removal';
+  tool: Record<string, unknown>;
+  cache_control?: unknown;
+}
 
 /** A client-defined tool (`type` absent or "custom"). */
 export interface MessagesTool {

@@ -1,0 +1,1 @@
+export const providerName = 'planted';
