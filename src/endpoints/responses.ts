@@ -19,7 +19,9 @@ import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { parseResponsesBody } from './validation/responses-schema.js';
 import { createFileSearch, type FileSearch } from './responses-file-search.js';
-import { handleNativeResponses, requireNativeWebSearch } from './responses-native.js';
+import { handleNativeResponses, nativeWebSearchRoutes, webSearchForced, webSearchRefusal, withoutWebSearch } from './responses-native.js';
+import { refuseUnservableResponsesFields, unhonouredResponsesFields } from './responses-fields.js';
+import { IgnoredParams } from './shared/ignored-params.js';
 import { streamResponses } from './responses-stream.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
 import { guardCompletion } from '../blueprints/guard-output.js';
@@ -47,16 +49,31 @@ export interface PreparedResponses {
 
 /** POST /v1/responses (spec "POST /v1/responses"; stateless, translated through the chat hub). */
 export async function handleResponses(call: RequestCall): Promise<void> {
-  const { fields, rest } = splitBlueprintFields(parseResponsesBody(call.body) as ResponsesRequest & BlueprintFields);
-  const request = rest as ResponsesRequest;
-  const tools = planTools(request.tools);
-  if (tools.webSearch && usesBlueprints(fields)) {
-    throw new GatewayError('VALIDATION_4005', 'Blueprints and skills do not combine with hosted web_search tools (those run natively at the provider, outside the chat hub).', { field: 'tools' });
-  }
+  const parsed = parseResponsesBody(call.body, call.app.config.server.strict_params);
+  const { fields, rest } = splitBlueprintFields(parsed.request as ResponsesRequest & BlueprintFields);
+  let request = rest as ResponsesRequest;
+  let tools = planTools(request.tools);
+  // DESIGN §5: what the chat hub cannot carry is named, or refused when its loss changes the answer.
+  const ignored = new IgnoredParams();
   if (tools.webSearch) {
     // Hosted web search has no hub form: only a provider that speaks the Responses API runs it.
-    return handleNativeResponses(call, request, requireNativeWebSearch(call, request, tools));
+    const native = nativeWebSearchRoutes(call, request, tools);
+    if (native !== undefined) {
+      if (usesBlueprints(fields)) {
+        throw new GatewayError('VALIDATION_4005', 'Blueprints and skills do not combine with hosted web_search tools (those run natively at the provider, outside the chat hub).', { field: 'tools' });
+      }
+      // The provider gets the client's body, unknown fields included; it judges them.
+      return handleNativeResponses(call, request, native, call.body as Record<string, unknown>);
+    }
+    if (webSearchForced(request)) throw webSearchRefusal(call, request);
+    // Offered, not required: the model answers without it, and the client is told.
+    const stripped = withoutWebSearch(request);
+    request = stripped.request;
+    tools = planTools(request.tools);
+    ignored.add(...stripped.dropped);
   }
+  refuseUnservableResponsesFields(parsed.body);
+  ignored.add(...parsed.unknownFields, ...unhonouredResponsesFields(parsed.body)).report(call);
   const prepared = await prepareResponses(call, request, tools, fields);
   call.log.stream = request.stream === true;
   if ('direct' in prepared) return sendDirectResponse(call, prepared.direct, prepared, request.stream === true);
@@ -206,3 +223,4 @@ function renamedImageField(error: unknown, imageFields: ReadonlyMap<string, stri
   if (field === undefined) return error;
   return new GatewayError(error.code, error.message.split(`"${hubField}"`).join(`"${field}"`), { ...error.details, field }, { cause: error.cause });
 }
+

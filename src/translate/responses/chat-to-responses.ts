@@ -71,7 +71,7 @@ export function turnOutput(response: ChatResponse, tools: ToolPlan, responseId: 
   if (text !== '') items.push(messageItem(itemId('message', responseId, firstIndex + items.length), text, messageStatus(finishReason)));
   const calls = choice?.message.tool_calls ?? [];
   const kindOf = (call: ToolCall) => tools.kinds.get(call.function.name) ?? 'function';
-  for (const call of calls) if (kindOf(call) === 'function') items.push(toolCallItem(call, 'function', responseId, firstIndex + items.length));
+  for (const call of calls) if (kindOf(call) === 'function') items.push(toolCallItem(call, 'function', responseId, firstIndex + items.length, tools.namespaced));
   for (const call of calls) {
     const kind = kindOf(call);
     if (kind === 'shell' || kind === 'apply_patch') items.push(toolCallItem(call, kind, responseId, firstIndex + items.length));

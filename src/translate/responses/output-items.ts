@@ -1,4 +1,5 @@
 import type { ToolCall } from '../chat/types.js';
+import type { NamespacedName } from './namespaced-names.js';
 import type { ToolKind } from './tools.js';
 import type {
   ApplyPatchOperation,
@@ -35,11 +36,14 @@ export function messageItem(id: string, text: string, status: OutputMessageItem[
   return { type: 'message', id, role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
 }
 
-/** A completed model tool call as the item its kind calls for (file_search calls are built by the runner). */
-export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search'>, responseId: string, outputIndex: number): ResponsesOutputItem {
+/**
+ * A completed model tool call as the item its kind calls for (file_search calls are built by the
+ * runner); `namespaced` names the flat function names that stand for namespace functions.
+ */
+export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search'>, responseId: string, outputIndex: number, namespaced?: ReadonlyMap<string, NamespacedName>): ResponsesOutputItem {
   switch (kind) {
     case 'function':
-      return functionCallItem(itemId('function_call', responseId, outputIndex), call, 'completed');
+      return functionCallItem(itemId('function_call', responseId, outputIndex), call, 'completed', namespaced);
     case 'shell':
       return shellCallItem(itemId('shell_call', responseId, outputIndex), call);
     case 'apply_patch':
@@ -51,8 +55,12 @@ export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_searc
   }
 }
 
-export function functionCallItem(id: string, call: ToolCall, status: OutputFunctionCallItem['status']): OutputFunctionCallItem {
-  return { type: 'function_call', id, call_id: call.id, name: call.function.name, arguments: call.function.arguments, status };
+/** A function call; a namespace function's call carries its own name and its `namespace` (as OpenAI sends it). */
+export function functionCallItem(id: string, call: ToolCall, status: OutputFunctionCallItem['status'], namespaced?: ReadonlyMap<string, NamespacedName>): OutputFunctionCallItem {
+  const member = namespaced?.get(call.function.name);
+  const item: OutputFunctionCallItem = { type: 'function_call', id, call_id: call.id, name: member?.name ?? call.function.name, arguments: call.function.arguments, status };
+  if (member !== undefined) item.namespace = member.namespace;
+  return item;
 }
 
 function shellCallItem(id: string, call: ToolCall): OutputShellCallItem {

@@ -1,3 +1,5 @@
+import type { SurfaceReasoningEffort } from '../chat/reasoning-effort.js';
+
 /**
  * Responses-style surface types (spec "POST /v1/responses", "Responses-style response object",
  * "Streaming"): the subset of the OpenAI Responses wire igw accepts and emits, snake_case as on
@@ -13,7 +15,7 @@ export type InputMessageItem =
   | { type: 'message'; role: 'user' | 'system' | 'developer'; content: string | Array<InputTextPart | InputImagePart> }
   | { type: 'message'; role: 'assistant'; content: string | Array<OutputTextPart | InputTextPart | RefusalPart> };
 
-export interface FunctionCallItem { type: 'function_call'; call_id: string; name: string; arguments: string; id?: string; status?: string }
+export interface FunctionCallItem { type: 'function_call'; call_id: string; name: string; arguments: string; namespace?: string; id?: string; status?: string }
 export interface FunctionCallOutputItem { type: 'function_call_output'; call_id: string; output: string | Array<InputTextPart | InputImagePart> }
 
 export interface ShellAction { commands: string[]; timeout_ms?: number | null; max_output_length?: number | null }
@@ -62,15 +64,19 @@ export interface FileSearchToolDefinition {
 export interface ShellToolDefinition { type: 'shell' | 'function_shell'; environment?: unknown }
 export interface ApplyPatchToolDefinition { type: 'apply_patch' }
 export interface WebSearchToolDefinition { type: 'web_search' | 'web_search_preview'; [field: string]: unknown }
+/** Functions grouped under a shared name (OpenAI's NamespaceTool); their calls name the namespace. */
+export interface NamespaceToolDefinition { type: 'namespace'; name: string; description: string; tools: FunctionToolDefinition[] }
 
-export type ResponsesTool = FunctionToolDefinition | FileSearchToolDefinition | ShellToolDefinition | ApplyPatchToolDefinition | WebSearchToolDefinition;
+export type ResponsesTool = FunctionToolDefinition | FileSearchToolDefinition | ShellToolDefinition | ApplyPatchToolDefinition | WebSearchToolDefinition | NamespaceToolDefinition;
 
 export type ResponsesToolChoice =
   | 'auto'
   | 'none'
   | 'required'
   | { type: 'function'; name: string }
-  | { type: 'file_search' | 'shell' | 'apply_patch' | 'web_search' | 'web_search_preview' };
+  | { type: 'file_search' | 'shell' | 'apply_patch' | 'web_search' | 'web_search_preview' }
+  /** Only these tools may be called (`mode` as auto / required); the others stay in the request's prompt cache at OpenAI. */
+  | { type: 'allowed_tools'; mode: 'auto' | 'required'; tools: Array<{ type: string; name?: string }> };
 
 export type ResponsesTextFormat =
   | { type: 'text' }
@@ -91,7 +97,7 @@ export interface ResponsesRequest {
   seed?: number | null;
   user?: string;
   stream?: boolean | null;
-  reasoning?: { effort?: 'low' | 'medium' | 'high' | null } | null;
+  reasoning?: { effort?: SurfaceReasoningEffort | null } | null;
   tools?: ResponsesTool[];
   tool_choice?: ResponsesToolChoice;
   parallel_tool_calls?: boolean | null;
@@ -111,7 +117,7 @@ export interface OutputMessageItem {
   status: 'completed' | 'incomplete' | 'in_progress';
   content: Array<{ type: 'output_text'; text: string; annotations: unknown[] }>;
 }
-export interface OutputFunctionCallItem { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' | 'in_progress' }
+export interface OutputFunctionCallItem { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' | 'in_progress'; namespace?: string }
 export interface OutputShellCallItem { type: 'shell_call'; id: string; call_id: string; action: { commands: string[]; timeout_ms: number | null; max_output_length: number | null }; environment: null; status: 'completed' | 'in_progress' }
 export interface OutputApplyPatchCallItem { type: 'apply_patch_call'; id: string; call_id: string; operation: ApplyPatchOperation; status: 'completed' | 'in_progress' }
 export interface OutputFileSearchCallItem { type: 'file_search_call'; id: string; queries: string[]; status: 'in_progress' | 'searching' | 'completed' | 'failed'; results: FileSearchResult[] | null }
@@ -146,7 +152,7 @@ export interface ResponseObject {
   output: ResponsesOutputItem[];
   parallel_tool_calls: boolean;
   previous_response_id: null;
-  reasoning: { effort: 'low' | 'medium' | 'high' | null; summary: null };
+  reasoning: { effort: SurfaceReasoningEffort | null; summary: null };
   store: false;
   temperature: number | null;
   text: { format: ResponsesTextFormat };

@@ -323,7 +323,7 @@ export class ChatToResponseEvents {
     call.id ??= `call_${this.options.skeleton.id.replace(/^resp_/, '')}_${index}`;
     call.name ??= '';
     call.state = 'live';
-    this.emit(events, { type: 'response.output_item.added', output_index: index, item: functionCallItem(id, { id: call.id, type: 'function', function: { name: call.name, arguments: '' } }, 'in_progress') });
+    this.emit(events, { type: 'response.output_item.added', output_index: index, item: functionCallItem(id, { id: call.id, type: 'function', function: { name: call.name, arguments: '' } }, 'in_progress', this.options.tools.namespaced) });
     this.live = { kind: 'function', index, id, call };
     this.sendArguments(call, events);
   }
@@ -356,7 +356,7 @@ export class ChatToResponseEvents {
     }
     const call = live.call;
     call.state = 'closed';
-    const item = functionCallItem(live.id, asToolCall(call, live.index), 'completed');
+    const item = functionCallItem(live.id, asToolCall(call, live.index), 'completed', this.options.tools.namespaced);
     this.emit(events, { type: 'response.function_call_arguments.done', item_id: live.id, output_index: live.index, name: item.name, arguments: item.arguments });
     this.emit(events, { type: 'response.output_item.done', output_index: live.index, item });
     this.output.push(item);

@@ -53,6 +53,15 @@ describe('turnOutput', () => {
     expect(output.internalCalls.map((held) => held.id)).toEqual(internal);
   });
 
+  it('a call of a namespace function → function_call with its own name and namespace', () => {
+    const plan = planTools([{ type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'function', name: 'find' }] }, { type: 'function', name: 'crm__x' }]);
+    const output = turnOutput(hub(null, [call('c1', 'crm__find', '{}'), call('c2', 'crm__x', '{}')], 'tool_calls'), plan, 'resp_abc', 0);
+    expect(output.items).toEqual([
+      { type: 'function_call', id: 'fc_abc_0', call_id: 'c1', name: 'find', namespace: 'crm', arguments: '{}', status: 'completed' },
+      { type: 'function_call', id: 'fc_abc_1', call_id: 'c2', name: 'crm__x', arguments: '{}', status: 'completed' },
+    ]);
+  });
+
   it('numbers items from the given output index', () => {
     expect(turnOutput(hub('x', null, 'stop'), planTools(tools), 'resp_abc', 3).items[0]!).toMatchObject({ id: 'msg_abc_3' });
   });
