@@ -131,7 +131,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       providers: Object.entries(options.config.providers).filter(([, provider]) => provider.enabled).map(([id, provider]) => `${id} (${provider.kind})`),
       models: app.catalog.activeModels().length,
     });
-    started = true;
     let closing: Promise<void> | undefined;
     return {
       url: http.url,

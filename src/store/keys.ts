@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Low } from 'lowdb';
 import { openCollection } from './db.js';
 
@@ -20,6 +22,20 @@ export interface KeyRecord {
 
 interface KeysDocument {
   keys: KeyRecord[];
+}
+
+/**
+ * Key names by id, read from keys.json without taking the data-dir lock (read-only, and the file
+ * is replaced atomically): `igw usage --by key` shows names, whether or not a server runs.
+ */
+export async function readKeyNames(dataDir: string): Promise<Map<string, string>> {
+  try {
+    const document = JSON.parse(await readFile(path.join(dataDir, 'keys.json'), 'utf8')) as Partial<KeysDocument>;
+    return new Map((document.keys ?? []).map((record) => [record.id, record.name]));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw error;
+  }
 }
 
 /** Typed repository over keys.json, with an in-memory hash index for the hot path. */
