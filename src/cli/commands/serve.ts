@@ -8,6 +8,7 @@ import { DataDirLockedError } from '../../store/lock.js';
 import { readRequestLog } from '../../store/request-log.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
+import { RequestLines } from '../request-lines.js';
 import { LogTail } from '../ui/log-tail.js';
 import type { RunningDashboard } from '../ui/serve-dashboard.js';
 import { colorEnabled, interactive } from '../ui/terminal.js';
@@ -66,14 +67,19 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         }
         throw error;
       }
+      // Plain mode: one JSON line per request (and per upstream failure) on stderr.
+      const requestLines = logTail === null ? new RequestLines((id) => gateway.app.activity.keyLabel(id)) : null;
+      if (requestLines !== null) gateway.app.activity.onRequest((entry) => requestLines.record(entry));
       let stopping = false;
       stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
+        requestLines?.flush();
         if (logTail !== null) logTail.logger.info('shutting down', { signal });
         else printInfo(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }));
         void gateway.close().then(
           () => {
+            requestLines?.flush();
             dashboard?.close();
             process.exit(0);
           },
