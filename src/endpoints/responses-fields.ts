@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import type { ResponsesRequest } from '../translate/responses/types.js';
 import type { ResponsesBody } from './validation/responses-schema.js';
 
 /**
@@ -25,9 +26,9 @@ export function unhonouredResponsesFields(body: ResponsesBody): string[] {
   for (const value of body.include ?? []) if (!HONOURED_INCLUDES.has(value)) names.push(`include[]=${value}`);
   const hints = new Set<string>();
   for (const tool of body.tools ?? []) {
-    const functions = tool.type === 'function' ? [{ prefix: 'tools[]', fn: tool }] : tool.type === 'namespace' ? tool.tools.map((fn) => ({ prefix: 'tools[].tools[]', fn })) : [];
-    for (const { prefix, fn } of functions) {
-      for (const hint of ['allowed_callers', 'defer_loading', 'output_schema'] as const) if (fn[hint] != null) hints.add(`${prefix}.${hint}`);
+    const members = tool.type === 'function' || tool.type === 'custom' ? [{ prefix: 'tools[]', member: tool }] : tool.type === 'namespace' ? tool.tools.map((member) => ({ prefix: 'tools[].tools[]', member })) : [];
+    for (const { prefix, member } of members) {
+      for (const hint of ['allowed_callers', 'defer_loading', 'output_schema'] as const) if ((member as Partial<Record<typeof hint, unknown>>)[hint] != null) hints.add(`${prefix}.${hint}`);
     }
   }
   names.push(...hints);
@@ -40,4 +41,21 @@ export function refuseUnservableResponsesFields(body: ResponsesBody): void {
   if (policy?.input?.mode === 'block' || policy?.output?.mode === 'block') {
     throw new GatewayError('VALIDATION_4005', '"moderation" with mode "block" is not supported by igw: it runs no moderation, so it cannot block flagged content; send the request without it or with mode "score".', { field: 'moderation' });
   }
+}
+
+/**
+ * The request without the tools of these types, and what was dropped (`tools[].type=web_search`,
+ * for igw-ignored-params). With no tool left, tool_choice goes too (the model answers freely).
+ */
+export function withoutTools(request: ResponsesRequest, types: readonly string[]): { request: ResponsesRequest; dropped: string[] } {
+  const dropped = new Set<string>();
+  const tools = (request.tools ?? []).filter((tool) => {
+    const drop = types.includes(tool.type);
+    if (drop) dropped.add(`tools[].type=${tool.type}`);
+    return !drop;
+  });
+  if (dropped.size === 0) return { request, dropped: [] };
+  const next: ResponsesRequest = { ...request, tools };
+  if (tools.length === 0) delete next.tool_choice;
+  return { request: next, dropped: [...dropped] };
 }

@@ -67,20 +67,6 @@ export function webSearchRefusal(call: RequestCall, request: ResponsesRequest): 
   });
 }
 
-/** The request without its web search tools, and what was dropped (`tools[].type=web_search`, for igw-ignored-params). */
-export function withoutWebSearch(request: ResponsesRequest): { request: ResponsesRequest; dropped: string[] } {
-  const dropped = new Set<string>();
-  const tools = (request.tools ?? []).filter((tool) => {
-    const search = tool.type === 'web_search' || tool.type === 'web_search_preview';
-    if (search) dropped.add(`tools[].type=${tool.type}`);
-    return !search;
-  });
-  const next: ResponsesRequest = { ...request, tools };
-  // Nothing left to choose from: the model answers freely (webSearchForced refused a required choice).
-  if (tools.length === 0) delete next.tool_choice;
-  return { request: next, dropped: [...dropped] };
-}
-
 function firstWebSearch(request: ResponsesRequest): { index: number; type: string } {
   const toolsList = request.tools ?? [];
   const index = toolsList.findIndex((tool) => tool.type === 'web_search' || tool.type === 'web_search_preview');

@@ -21,7 +21,7 @@ interface Capture {
 }
 
 const capture = (name: string): Capture => JSON.parse(readFileSync(path.join(repoRoot, 'fixtures/clients/codex', name), 'utf8')) as Capture;
-const CAPTURES = ['exec-plain.request.json', 'exec-tool-loop-1.request.json', 'exec-tool-loop-2.request.json'];
+const CAPTURES = ['exec-plain.request.json', 'exec-tool-loop-1.request.json', 'exec-tool-loop-2.request.json', 'exec-gpt-5.5-tool-loop-1.request.json', 'exec-gpt-5.5-tool-loop-2.request.json'];
 
 /** Replays a capture with its own headers and the test key; `edit` adjusts the body (model, stream). */
 async function replay(url: string, key: string, name: string, edit: (body: Record<string, any>) => Record<string, any> = (body) => body): Promise<{ status: number; headers: Headers; text: string }> {
@@ -72,7 +72,14 @@ describe('Codex requests replayed: built-in model', () => {
 describe('Codex requests replayed: OpenAI-kind upstream, translated to chat completions', () => {
   // The model calls a namespace function under its flat name, as a chat model sees it.
   const called = 'multi_agent_v1__spawn_agent';
-  const suite = useUpstreamGateway(scriptedChatModel((names) => (names.includes(called) ? { name: called, arguments: { message: 'look around' } } : undefined)), upstreamConfig);
+  const suite = useUpstreamGateway(
+    scriptedChatModel((names) => {
+      // Offered apply_patch alone (allowed_tools), the model calls it; otherwise the namespaced call.
+      if (names.length === 1 && names[0] === 'apply_patch') return { name: 'apply_patch', arguments: { input: 'patch text' } };
+      return names.includes(called) ? { name: called, arguments: { message: 'look around' } } : undefined;
+    }),
+    upstreamConfig,
+  );
 
   it('namespace tools reach the model as flat functions; its call comes back as a function_call with its namespace (stream)', async () => {
     const answer = await replay(suite.igw.url, suite.igw.key, 'exec-tool-loop-1.request.json', (body) => ({ ...body, model: 'up-chat' }));
@@ -90,6 +97,31 @@ describe('Codex requests replayed: OpenAI-kind upstream, translated to chat comp
     const final = stream.at(-1)!;
     expect(final['type']).toBe('response.completed');
     expect(final['response'].output).toEqual([expect.objectContaining({ type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: JSON.stringify({ message: 'look around' }) })]);
+  });
+
+  it('gpt-5.5 requests: the custom apply_patch tool is a function with one text input; its call comes back as a custom_tool_call; tool_search is dropped and named', async () => {
+    const answer = await replay(suite.igw.url, suite.igw.key, 'exec-gpt-5.5-tool-loop-1.request.json', (body) => ({ ...body, model: 'up-chat', tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'custom', name: 'apply_patch' }] } }));
+    expect(answer.status, answer.text.slice(0, 400)).toBe(200);
+    expect(answer.headers.get('igw-ignored-params')).toContain('tools[].type=tool_search');
+    const offered = suite.upstream.requests[0]!.body.tools.find((tool: { function: { name: string } }) => tool.function.name === 'apply_patch');
+    expect(offered.function.parameters).toMatchObject({ properties: { input: { type: 'string' } }, required: ['input'] });
+    expect(offered.function.description).toContain('lark grammar');
+    expect(suite.upstream.requests[0]!.body.tools).toHaveLength(1);
+    expect(suite.upstream.requests[0]!.body.tool_choice).toBe('required');
+    const final = events(answer.text).at(-1)!;
+    expect(final['response'].output).toEqual([expect.objectContaining({ type: 'custom_tool_call', name: 'apply_patch', input: 'patch text' })]);
+  });
+
+  it('a custom_tool_call and its output sent back reach the model as a call of its function and a tool message', async () => {
+    const answer = await replay(suite.igw.url, suite.igw.key, 'exec-gpt-5.5-tool-loop-2.request.json', (body) => {
+      const input = body['input'].filter((item: { type: string }) => item.type === 'message');
+      input.push({ type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' }, { type: 'custom_tool_call_output', call_id: 'call_p', output: 'Done!' });
+      return { ...body, model: 'up-chat', input };
+    });
+    expect(answer.status, answer.text.slice(0, 400)).toBe(200);
+    const messages = suite.upstream.requests[0]!.body.messages as Array<{ role: string; tool_calls?: Array<{ function: { name: string; arguments: string } }>; content: unknown }>;
+    expect(messages.at(-2)!.tool_calls).toEqual([{ id: 'call_p', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }) } }]);
+    expect(messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_p', content: 'Done!' });
   });
 
   it('the same without stream: one response object with the namespaced call', async () => {

@@ -17,7 +17,7 @@ import { deepestIssue, valueAt, type Issue } from './zod-issues.js';
  */
 
 /** Tool types the spec supports; any other type is refused by name. */
-export const SUPPORTED_TOOL_TYPES = ['function', 'namespace', 'file_search', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch'] as const;
+export const SUPPORTED_TOOL_TYPES = ['function', 'custom', 'namespace', 'file_search', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch', 'tool_search'] as const;
 
 /** Tool types the spec names as refused (computer use and code run on OpenAI's machines; MCP needs a server session). */
 const REFUSED_TOOL_TYPES: Readonly<Record<string, string>> = {
@@ -83,14 +83,19 @@ const functionCall = z
     ...itemMeta,
   })
   .strict();
-const functionCallOutput = z
-  .object({
-    type: z.literal('function_call_output'),
-    call_id: z.string().min(1),
-    output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage]))]),
-    ...itemMeta,
-  })
+/** What a tool returned: text, or text and image parts (function and custom tools alike). */
+const toolOutputFields = {
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage]))]),
+  caller: z.unknown().optional(),
+  ...itemMeta,
+};
+const functionCallOutput = z.object({ type: z.literal('function_call_output'), ...toolOutputFields }).strict();
+
+const customToolCall = z
+  .object({ type: z.literal('custom_tool_call'), call_id: z.string().min(1), name: z.string().min(1), input: z.string(), namespace: z.string().nullable().optional(), caller: z.unknown().optional(), ...itemMeta })
   .strict();
+const customToolCallOutput = z.object({ type: z.literal('custom_tool_call_output'), ...toolOutputFields }).strict();
 
 const shellAction = z
   .object({ commands: z.array(z.string()), timeout_ms: z.number().int().nonnegative().nullable().optional(), max_output_length: z.number().int().nonnegative().nullable().optional() })
@@ -142,6 +147,10 @@ const fileSearchCall = z
 // its whole transcript back, and dropped in translation.
 const reasoningItem = z.object({ type: z.literal('reasoning') }).passthrough();
 const webSearchCall = z.object({ type: z.literal('web_search_call') }).passthrough();
+// Tool search (discovering deferred tools): igw offers every tool up front, so these carry nothing.
+const toolSearchCall = z.object({ type: z.literal('tool_search_call') }).passthrough();
+const toolSearchOutput = z.object({ type: z.literal('tool_search_output') }).passthrough();
+const additionalTools = z.object({ type: z.literal('additional_tools') }).passthrough();
 
 const inputItem = z.discriminatedUnion('type', [
   // A message's shape depends on its role (assistant text is output_text).
@@ -153,8 +162,13 @@ const inputItem = z.discriminatedUnion('type', [
   applyPatchCall,
   applyPatchCallOutput,
   fileSearchCall,
+  customToolCall,
+  customToolCallOutput,
   reasoningItem,
   webSearchCall,
+  toolSearchCall,
+  toolSearchOutput,
+  additionalTools,
 ]);
 
 const functionName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'function names use letters, digits, _ or -, at most 64');
@@ -170,12 +184,24 @@ const functionFields = {
   output_schema: z.record(z.string(), z.unknown()).nullable().optional(),
 };
 const functionTool = z.object({ type: z.literal('function'), ...functionFields }).strict();
+const customTool = z
+  .object({
+    type: z.literal('custom'),
+    name: functionName,
+    description: z.string().optional(),
+    format: z
+      .discriminatedUnion('type', [z.object({ type: z.literal('text') }).strict(), z.object({ type: z.literal('grammar'), syntax: z.string(), definition: z.string() }).strict()])
+      .optional(),
+    allowed_callers: functionFields.allowed_callers,
+    defer_loading: functionFields.defer_loading,
+  })
+  .strict();
 const namespaceTool = z
   .object({
     type: z.literal('namespace'),
     name: functionName,
     description: z.string(),
-    tools: z.array(z.object({ type: z.literal('function'), ...functionFields }).strict()).min(1),
+    tools: z.array(z.discriminatedUnion('type', [functionTool, customTool])).min(1),
   })
   .strict();
 
@@ -199,7 +225,10 @@ const fileSearchTool = z
 
 const tool = z.discriminatedUnion('type', [
   functionTool,
+  customTool,
   namespaceTool,
+  // Tool search finds deferred tools; igw offers every tool up front, so it is dropped (named).
+  z.object({ type: z.literal('tool_search'), description: z.string().nullable().optional(), execution: z.enum(['server', 'client']).optional(), parameters: z.unknown().optional() }).strict(),
   fileSearchTool,
   // Hosted web search: passed to the provider as sent (its options are the provider's business).
   z.object({ type: z.literal('web_search') }).passthrough(),
@@ -211,7 +240,7 @@ const tool = z.discriminatedUnion('type', [
 
 const toolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('function'), name: z.string().min(1) }).strict(),
+  z.object({ type: z.enum(['function', 'custom']), name: z.string().min(1) }).strict(),
   z.object({ type: z.enum(['file_search', 'shell', 'apply_patch', 'web_search', 'web_search_preview']) }).strict(),
   z
     .object({
@@ -303,24 +332,23 @@ export const responsesSchema = z
       else names.set(name, fieldPath(path));
     };
     tools.forEach((entry, index) => {
-      if (entry.type === 'web_search' || entry.type === 'web_search_preview') return;
+      if (entry.type === 'web_search' || entry.type === 'web_search_preview' || entry.type === 'tool_search') return;
       if (entry.type === 'namespace') {
         // Namespace functions reach chat models under flat names (translate/responses/namespaced-names.ts).
         entry.tools.forEach((member, memberIndex) => claim(flatFunctionName(entry.name, member.name), ['tools', index, 'tools', memberIndex]));
         return;
       }
-      claim(entry.type === 'function' ? entry.name : entry.type === 'function_shell' ? 'shell' : entry.type, ['tools', index]);
+      claim(entry.type === 'function' || entry.type === 'custom' ? entry.name : entry.type === 'function_shell' ? 'shell' : entry.type, ['tools', index]);
     });
     const choice = body.tool_choice;
     // With skills, tool_choice is checked against the merged tools (src/blueprints/apply.ts).
     if ((body.skill_ids?.length ?? 0) + (body.skill_configs?.length ?? 0) > 0) return;
     if (choice === 'required' && tools.length === 0) context.addIssue({ code: 'custom', path: ['tool_choice'], message: 'tool_choice "required" needs at least one tool' });
     if (typeof choice === 'object' && choice.type !== 'allowed_tools') {
-      const wanted = choice.type === 'function' ? choice.name : choice.type;
-      const present = tools.some((entry) =>
-        choice.type === 'function' ? entry.type === 'function' && entry.name === wanted : entry.type === choice.type || (choice.type === 'shell' && entry.type === 'function_shell'),
-      );
-      if (!present) context.addIssue({ code: 'custom', path: ['tool_choice'], message: `tool_choice names ${choice.type === 'function' ? `function "${wanted}"` : `a ${wanted} tool`}, which is not among the request's tools` });
+      const named = choice.type === 'function' || choice.type === 'custom';
+      const wanted = named ? choice.name : choice.type;
+      const present = tools.some((entry) => (named ? entry.type === choice.type && entry.name === wanted : entry.type === choice.type || (choice.type === 'shell' && entry.type === 'function_shell')));
+      if (!present) context.addIssue({ code: 'custom', path: ['tool_choice'], message: `tool_choice names ${named ? `${choice.type} tool "${wanted}"` : `a ${wanted} tool`}, which is not among the request's tools` });
     }
   });
 
@@ -396,13 +424,13 @@ function checkToolTypes(tools: unknown): void {
   });
 }
 
-/** A namespace groups functions; free-form (`custom`) members are refused by name, as at the top level. */
+/** A namespace groups function and custom tools (OpenAI's NamespaceTool); any other member type is refused by name. */
 function checkNamespaceMembers(members: unknown, toolIndex: number): void {
   if (!Array.isArray(members)) return;
   members.forEach((member, index) => {
     const type = (member as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || type === 'function') return;
-    throw new GatewayError('VALIDATION_4005', `Tool type "${type}" inside namespace tools[${toolIndex}] is not supported by igw: namespaces may hold functions.`, {
+    if (typeof type !== 'string' || type === 'function' || type === 'custom') return;
+    throw new GatewayError('VALIDATION_4005', `Tool type "${type}" inside namespace tools[${toolIndex}] is not supported by igw: namespaces may hold function and custom tools.`, {
       field: `tools[${toolIndex}].tools[${index}].type`,
       tool_type: type,
     });

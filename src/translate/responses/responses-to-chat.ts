@@ -16,11 +16,13 @@ import type { InputImagePart, InputTextPart, ResponsesInputItem, ResponsesReques
  * - consecutive tool calls (function_call, shell_call, apply_patch_call, file_search_call) form
  *   one assistant message with tool_calls, joined to a directly preceding assistant text turn;
  *   built-in calls are calls of their function (tools.ts) with the item's fields as arguments;
- *   a function_call with a `namespace` is a call of the flat name (namespaced-names.ts);
- * - outputs (function_call_output, shell_call_output, apply_patch_call_output) → tool messages;
+ *   a function_call with a `namespace` is a call of the flat name (namespaced-names.ts); a
+ *   custom_tool_call is a call of its function with `{input}` as arguments;
+ * - outputs (function_call_output, custom_tool_call_output, shell_call_output,
+ *   apply_patch_call_output) → tool messages;
  *   images in a function output follow in a user message (the chat wire has no tool images);
  *   a file_search_call item also yields its results as the tool message;
- * - reasoning and web_search_call items are dropped (nothing the hub can carry);
+ * - reasoning, web_search_call and tool-search items are dropped (nothing the hub can carry);
  * - max_output_tokens → max_tokens; reasoning.effort → reasoning_effort (nearest hub level); text.format →
  *   response_format; tools and tool_choice per tools.ts (allowed_tools: only those tools are
  *   offered, its mode is the choice); sampling parameters copied.
@@ -89,6 +91,11 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
       pushToolCall(messages, { id: item.call_id, type: 'function', function: { name, arguments: item.arguments } });
       return;
     }
+    case 'custom_tool_call': {
+      const name = item.namespace != null && item.namespace !== '' ? flatFunctionName(item.namespace, item.name) : item.name;
+      pushToolCall(messages, { id: item.call_id, type: 'function', function: { name, arguments: JSON.stringify({ input: item.input }) } });
+      return;
+    }
     case 'shell_call':
       pushToolCall(messages, { id: item.call_id, type: 'function', function: { name: 'shell', arguments: JSON.stringify(item.action) } });
       return;
@@ -101,7 +108,8 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
       messages.push({ role: 'tool', tool_call_id: item.id, content: fileSearchResultsText(query, item.results) });
       return;
     }
-    case 'function_call_output': {
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
       if (typeof item.output === 'string') {
         messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
         return;
@@ -120,6 +128,9 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
       return;
     case 'reasoning':
     case 'web_search_call':
+    case 'tool_search_call':
+    case 'tool_search_output':
+    case 'additional_tools':
       return;
     default: {
       const unknownItem: never = item;

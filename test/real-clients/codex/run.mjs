@@ -1,8 +1,9 @@
 // Codex CLI (`codex exec`, default features) against a real `igw serve`, as a user sets it up:
 // a custom model provider on the Responses wire whose base_url is igw (config.toml in CODEX_HOME).
-// Three runs: the built-in local-echo model (a plain answer), then an OpenAI-kind fake upstream
-// on loopback through which Codex runs a tool loop twice — once translated to chat completions,
-// once passed natively to a provider that speaks the Responses API ("responses_api": true).
+// Four runs: the built-in local-echo model (a plain answer), then an OpenAI-kind fake upstream
+// on loopback through which Codex runs a tool loop — translated to chat completions (with a model
+// name Codex does not know, and with gpt-5.5, for which Codex adds its custom apply_patch and
+// tool_search tools), and passed natively to a provider that speaks the Responses API.
 // Codex talks to igw through a recording proxy; `node run.mjs --record` stores the request shapes
 // it sent in fixtures/clients/codex/ (secrets dropped, long texts shortened) for the replay tests
 // in `npm test` (test/integration/codex-replay.test.ts).
@@ -33,7 +34,7 @@ async function main() {
   await ensureCodexInstalled();
   await ensureIgwBuilt();
   const failures = [];
-  for (const scenario of [builtInPlainAnswer, chatUpstreamToolLoop, responsesUpstreamToolLoop]) {
+  for (const scenario of [builtInPlainAnswer, chatUpstreamToolLoop, chatUpstreamToolLoopKnownModel, responsesUpstreamToolLoop]) {
     process.stderr.write(`-- ${scenario.name}\n`);
     try {
       await scenario();
@@ -66,11 +67,20 @@ async function builtInPlainAnswer() {
 }
 
 async function chatUpstreamToolLoop() {
+  await chatToolLoop('fake-coder', 'exec-tool-loop');
+}
+
+/** A model Codex knows (gpt-5.5): Codex adds its free-form apply_patch (a custom tool) and tool_search. */
+async function chatUpstreamToolLoopKnownModel() {
+  await chatToolLoop('gpt-5.5', 'exec-gpt-5.5-tool-loop');
+}
+
+async function chatToolLoop(model, fixturePrefix) {
   const upstream = await startFakeOpenAI();
-  const igw = await startIgw(upstreamConfig(upstream.url, false));
+  const igw = await startIgw(upstreamConfig(upstream.url, false, model));
   const proxy = await startRecordingProxy(igw.url);
   try {
-    const result = await runCodex({ baseUrl: `${proxy.url}/v1`, model: 'fake-coder', key: igw.key, prompt: 'Run the check command and report what it printed.' });
+    const result = await runCodex({ baseUrl: `${proxy.url}/v1`, model, key: igw.key, prompt: 'Run the check command and report what it printed.' });
     expect(result.code === 0, `codex exited ${result.code}`, result);
     expect(result.stdout.includes('tool said:'), 'the final message is the model answer after the tool result', result);
     const chats = upstream.requests.filter((entry) => entry.path.endsWith('/chat/completions'));
@@ -81,8 +91,8 @@ async function chatUpstreamToolLoop() {
     const turns = proxy.records.filter((entry) => entry.path.endsWith('/responses'));
     expect(turns.length === 2 && turns.every((entry) => entry.status === 200), `two /v1/responses calls answered 200 (${turns.map((entry) => entry.status)})`, result);
     if (record) {
-      await saveFixture('exec-tool-loop-1.request.json', turns[0]);
-      await saveFixture('exec-tool-loop-2.request.json', turns[1]);
+      await saveFixture(`${fixturePrefix}-1.request.json`, turns[0]);
+      await saveFixture(`${fixturePrefix}-2.request.json`, turns[1]);
     }
   } finally {
     await proxy.close();
@@ -110,12 +120,12 @@ async function responsesUpstreamToolLoop() {
   }
 }
 
-/** An igw config with the fake upstream as provider "fake" serving model "fake-coder". */
-function upstreamConfig(baseUrl, responsesApi) {
+/** An igw config with the fake upstream as provider "fake" serving `model` (default "fake-coder"). */
+function upstreamConfig(baseUrl, responsesApi, model = 'fake-coder') {
   return {
     providers: { fake: { kind: 'openai', vendor: 'openai', base_url: baseUrl, api_key: 'sk-fake-upstream', responses_api: responsesApi, timeout_ms: 30000 } },
     models: {
-      'fake-coder': {
+      [model]: {
         type: 'chat',
         context_length: 200000,
         max_output_tokens: 8000,

@@ -62,6 +62,15 @@ describe('turnOutput', () => {
     ]);
   });
 
+  it('a call of a custom tool → custom_tool_call with the text of its input argument', () => {
+    const plan = planTools([{ type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: x' } }, { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'custom', name: 'raw' }] }]);
+    const output = turnOutput(hub(null, [call('c1', 'apply_patch', '{"input":"*** Begin Patch"}'), call('c2', 'ns__raw', '{"input":"x"}')], 'tool_calls'), plan, 'resp_abc', 0);
+    expect(output.items).toEqual([
+      { type: 'custom_tool_call', id: 'ctc_abc_0', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch', status: 'completed' },
+      { type: 'custom_tool_call', id: 'ctc_abc_1', call_id: 'c2', name: 'raw', namespace: 'ns', input: 'x', status: 'completed' },
+    ]);
+  });
+
   it('numbers items from the given output index', () => {
     expect(turnOutput(hub('x', null, 'stop'), planTools(tools), 'resp_abc', 3).items[0]!).toMatchObject({ id: 'msg_abc_3' });
   });
