@@ -106,7 +106,10 @@ export async function handleChatCompletions(call: RequestCall): Promise<void> {
   let request = shaped.request;
   // Spec: reasoning_effort is "ignored by non-reasoning models"; forwarding it would make
   // strict upstreams refuse the whole request.
-  if (resolved.model.reasoning_type === 'non_reasoning') delete request.reasoning_effort;
+  if (resolved.model.reasoning_type === 'non_reasoning' && request.reasoning_effort !== undefined) {
+    delete request.reasoning_effort;
+    ignored.add('reasoning_effort');
+  }
   const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, request);
   // Spec: image URLs are fetched and re-encoded server side (SSRF rules in net/safe-fetch), after

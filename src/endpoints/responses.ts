@@ -76,8 +76,9 @@ export async function handleResponses(call: RequestCall): Promise<void> {
   }
   ignored.add(...withoutSearch.dropped);
   refuseUnservableResponsesFields(parsed.body);
-  ignored.add(...parsed.unknownFields, ...unhonouredResponsesFields(parsed.body)).report(call);
-  const prepared = await prepareResponses(call, request, tools, fields);
+  ignored.add(...parsed.unknownFields, ...unhonouredResponsesFields(parsed.body));
+  const prepared = await prepareResponses(call, request, tools, fields, ignored);
+  ignored.report(call);
   call.log.stream = request.stream === true;
   if ('direct' in prepared) return sendDirectResponse(call, prepared.direct, prepared, request.stream === true);
   if (request.stream === true) return streamResponses(call, prepared);
@@ -95,7 +96,7 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
   throw new GatewayError('RESOURCE_5404', `No response "${id}": igw keeps no responses (they are stateless); keep the answer you received.`, { id });
 }
 
-export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
+export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}, ignored = new IgnoredParams()): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
   const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
   const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
   const { resolved, candidates } = prepareInference(call, request.model, ['chat']);
@@ -107,7 +108,10 @@ export async function prepareResponses(call: RequestCall, request: ResponsesRequ
   const shaped = await applyBlueprintFields(call, fields, translated);
   let hub = shaped.request;
   // Spec (chat): reasoning effort is ignored by non-reasoning models; strict upstreams would refuse it.
-  if (resolved.model.reasoning_type === 'non_reasoning') delete hub.reasoning_effort;
+  if (resolved.model.reasoning_type === 'non_reasoning' && hub.reasoning_effort !== undefined) {
+    delete hub.reasoning_effort;
+    ignored.add('reasoning.effort');
+  }
   const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, hub);
   const { server } = call.app.config;

@@ -70,6 +70,12 @@ describe('/v1/chat/completions forward compatibility', () => {
     }
   });
 
+  it('a reasoning effort sent to a model that does not reason is dropped and named', async () => {
+    const result = await chat('local-echo', { reasoning_effort: 'high' });
+    expect(result.status).toBe(200);
+    expect(result.headers.get('igw-ignored-params')).toBe('reasoning_effort');
+  });
+
   it('allowed_tools: only the listed functions are offered, with its mode as the choice', async () => {
     const tools = ['a', 'b', 'c'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }));
     const result = await chat('up-chat', { tools, tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'b' } }] } } });
