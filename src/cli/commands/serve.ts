@@ -6,6 +6,7 @@ import { describeConfigSource } from '../../config/load.js';
 import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
 import { readRequestLog } from '../../store/request-log.js';
+import { warmTokenizer } from '../../tokens/tokenizer.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
 import { RequestLines } from '../request-lines.js';
@@ -106,6 +107,10 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         void seedToday(gateway.app.activity, dataDir, logTail);
       }
       if (stopRequested !== null) stop(stopRequested);
+      // The tokenizer's rank table takes ~0.7-2.5 s of one core to load, synchronously: pay it
+      // now, while nobody waits, instead of stalling every connection on the first request that
+      // counts tokens.
+      else setImmediate(warmTokenizer);
     });
 }
 
