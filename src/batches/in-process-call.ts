@@ -108,7 +108,7 @@ export async function callInProcess(app: AppContext, route: GatewayRoute, princi
     }
     const rendered = renderError(error, route.dialect);
     log.error_code = (rendered.body as { error: { code: string } }).error.code;
-    appendLog(app, requestId, route.path, call, log, rendered.status, app.clock.now() - startedAt);
+    appendLog(app, requestId, route.path, call, log, rendered.status, app.clock.now() - startedAt, { keyId: principal.keyId, account: principal.account });
     return { status: rendered.status, body: rendered.body, requestId };
   }
   appendLog(app, requestId, route.path, call, log, response.statusCode, app.clock.now() - startedAt);

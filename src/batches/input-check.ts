@@ -3,7 +3,9 @@ import { isGatewayError } from '../errors/gateway-error.js';
 import { chatCompletionSchema } from '../endpoints/validation/chat-schema.js';
 import { embeddingsSchema, imagesSchema } from '../endpoints/validation/embeddings-schema.js';
 import { describeIssue } from '../endpoints/validation/issue-text.js';
-import { fieldPath } from '../endpoints/validation/parse.js';
+import { parseForwardCompatible } from '../endpoints/validation/forward-compatible.js';
+import { fieldPath } from '../endpoints/validation/zod-issues.js';
+import { knownKeysAt } from '../config/known-keys.js';
 import { FLAVORS } from '../routing/model-name.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { BatchEndpoint } from './batch-record.js';
@@ -27,6 +29,8 @@ export interface InputProblem {
   message: string;
   /** The spec code the gateway would answer with, for line-level refusals. */
   code?: string;
+  /** Worth saying, but the row runs anyway (an unknown field the gateway drops). */
+  warning?: boolean;
 }
 
 export interface CheckedInput {
@@ -66,9 +70,16 @@ export function bodyProblems(endpoint: BatchEndpoint, line: number, body: Record
   if (body['stream'] === true) {
     problems.push({ line, field: 'body.stream', message: 'must be left out: a batch row gets one complete response, never a stream' });
   }
-  const parsed = SCHEMAS[endpoint].safeParse(body);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  // Unknown names are the gateway's to drop (DESIGN §5 forward compatibility): only known fields are judged here.
+  const parsed = parseForwardCompatible(SCHEMAS[endpoint], body, false);
+  if (parsed.success) {
+    for (const field of parsed.unknownFields) {
+      // A top-level typo is the likely case: name the field it resembles.
+      const hint = /^[\w-]+$/.test(field) ? didYouMean(field, knownKeysAt(SCHEMAS[endpoint], [])) : '';
+      problems.push({ line, field: `body.${field}`, message: `is not a field igw knows: dropped or refused, depending on the endpoint and server.strict_params.${hint}`, warning: true });
+    }
+  } else {
+    for (const issue of parsed.issues) {
       const { path, text } = describeIssue(issue as never, body);
       problems.push({ line, field: path.length === 0 ? 'body' : `body.${fieldPath(path)}`, message: text });
     }

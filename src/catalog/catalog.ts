@@ -40,7 +40,9 @@ export class Catalog {
     }
     const [id, model] = entry;
     if (name.flavor !== null && !modelOffersFlavor(model, name.flavor)) {
-      throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}": model "${id}" has no route for the :${name.flavor} flavor.`, { model: requested });
+      const offered = [...new Set(model.routes.flatMap((route) => route.flavors))].map((flavor) => `"${id}:${flavor}"`);
+      const instead = offered.length === 0 ? `use "${id}" without a suffix` : `use "${id}" or ${offered.join(', ')}`;
+      throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}": model "${id}" has no route for the :${name.flavor} flavor; ${instead}.`, { model: requested });
     }
     if (expectedTypes !== undefined && !expectedTypes.includes(model.type)) {
       throw new GatewayError('VALIDATION_4005', `Model "${id}" is a ${model.type} model; this endpoint needs a ${expectedTypes.join(' or ')} model.`, { field: 'model' });

@@ -22,21 +22,37 @@ export interface NativeRoutes {
  * web_search / web_search_preview run on the provider's side, so they have no hub form: a
  * request with them goes natively to a provider of kind `openai` configured with
  * `responses_api: true` (spec: "pass through natively to an OpenAI provider that speaks the
- * Responses API"). When the model has no such route: 400 naming the providers that can.
+ * Responses API"). These are the model's routes to such providers (none: the caller drops the
+ * tool, or refuses with webSearchRefusal when the request forces it).
  * file_search cannot join them: igw runs it itself, between model turns a native call does not have.
  */
-export function requireNativeWebSearch(call: RequestCall, request: ResponsesRequest, tools: ToolPlan): NativeRoutes {
-  const toolsList = request.tools ?? [];
-  const index = toolsList.findIndex((tool) => tool.type === 'web_search' || tool.type === 'web_search_preview');
-  const type = toolsList[index]?.type ?? 'web_search';
+export function nativeWebSearchRoutes(call: RequestCall, request: ResponsesRequest, tools: ToolPlan): NativeRoutes | undefined {
+  const { candidates } = prepareInference(call, request.model, ['chat']);
+  const native = candidates.filter((candidate) => candidate.provider.kind === 'openai' && candidate.provider.responses_api === true && nativeAdapter(call, candidate) !== undefined);
+  if (native.length === 0) return undefined;
   if (tools.fileSearch !== undefined) {
+    const { index, type } = firstWebSearch(request);
     throw new GatewayError('VALIDATION_4005', `file_search cannot be combined with ${type}: igw runs file_search itself, while ${type} runs inside the provider; send them in separate requests.`, {
       field: `tools[${index}].type`,
     });
   }
-  const { candidates } = prepareInference(call, request.model, ['chat']);
-  const native = candidates.filter((candidate) => candidate.provider.kind === 'openai' && candidate.provider.responses_api === true && nativeAdapter(call, candidate) !== undefined);
-  if (native.length > 0) return { candidates: native };
+  return { candidates: native };
+}
+
+/**
+ * Whether the answer depends on web search running: tool_choice names it, or requires a tool
+ * when web search is the only one. Otherwise the model may answer without it, so a request whose
+ * model cannot search has it dropped (DESIGN §5) instead of refused.
+ */
+export function webSearchForced(request: ResponsesRequest): boolean {
+  const choice = request.tool_choice;
+  if (typeof choice === 'object') return choice.type === 'web_search' || choice.type === 'web_search_preview';
+  return choice === 'required' && (request.tools ?? []).every((tool) => tool.type === 'web_search' || tool.type === 'web_search_preview');
+}
+
+/** The 400 for a web search the model cannot run: it names the providers that can. */
+export function webSearchRefusal(call: RequestCall, request: ResponsesRequest): GatewayError {
+  const { index, type } = firstWebSearch(request);
   const able = Object.entries(call.app.config.providers)
     .filter(([, provider]) => provider.enabled && provider.kind === 'openai' && provider.responses_api === true)
     .map(([id]) => id);
@@ -44,11 +60,17 @@ export function requireNativeWebSearch(call: RequestCall, request: ResponsesRequ
     able.length > 0
       ? `Providers that can: ${able.join(', ')}; use a model routed to one of them.`
       : 'No configured provider can: set "responses_api": true on a provider of kind "openai" whose server offers /v1/responses (e.g. api.openai.com).';
-  throw new GatewayError('VALIDATION_4005', `Tool type "${type}" runs only on a provider that speaks the OpenAI Responses API, and model "${request.model}" has no route to one. ${next}`, {
+  return new GatewayError('VALIDATION_4005', `Tool type "${type}" runs only on a provider that speaks the OpenAI Responses API, and model "${request.model}" has no route to one. ${next}`, {
     field: `tools[${index}].type`,
     tool_type: type,
     providers: able,
   });
+}
+
+function firstWebSearch(request: ResponsesRequest): { index: number; type: string } {
+  const toolsList = request.tools ?? [];
+  const index = toolsList.findIndex((tool) => tool.type === 'web_search' || tool.type === 'web_search_preview');
+  return { index, type: toolsList[index]?.type ?? 'web_search' };
 }
 
 function nativeAdapter(call: RequestCall, candidate: CandidateRoute): Required<Pick<ProviderAdapter, 'responses' | 'responsesStream'>> | undefined {
@@ -61,19 +83,21 @@ function nativeAdapter(call: RequestCall, candidate: CandidateRoute): Required<P
 }
 
 /**
- * The validated request as the provider's body: stateless (`store: false`, whatever the client
- * sent), igw's `function_shell` spelled as OpenAI's `shell`; the adapter sets model and stream.
+ * The client's body as the provider's (DESIGN §5: fields igw does not know go untouched):
+ * stateless (`store: false`, whatever the client sent), igw's `function_shell` spelled as
+ * OpenAI's `shell`; the adapter sets model and stream.
  */
-export function nativeResponsesBody(request: ResponsesRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...request, store: false };
+export function nativeResponsesBody(clientBody: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...clientBody, store: false };
   delete body['stream'];
-  if (request.tools !== undefined) body['tools'] = request.tools.map((tool) => (tool.type === 'function_shell' ? { ...tool, type: 'shell' } : tool));
+  const tools = body['tools'];
+  if (Array.isArray(tools)) body['tools'] = tools.map((tool: { type?: unknown }) => (tool?.type === 'function_shell' ? { ...tool, type: 'shell' } : tool));
   return body;
 }
 
 /** The provider's answer as the client gets it: its model string echoed, never stored, metered. */
-export async function handleNativeResponses(call: RequestCall, request: ResponsesRequest, native: NativeRoutes): Promise<void> {
-  const body = nativeResponsesBody(request);
+export async function handleNativeResponses(call: RequestCall, request: ResponsesRequest, native: NativeRoutes, clientBody: Record<string, unknown>): Promise<void> {
+  const body = nativeResponsesBody(clientBody);
   call.log.stream = request.stream === true;
   if (request.stream === true) return streamNativeResponses(call, request, native, body);
   const { result, candidate } = await tryRoutes(

@@ -19,7 +19,9 @@ import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { parseResponsesBody } from './validation/responses-schema.js';
 import { createFileSearch, type FileSearch } from './responses-file-search.js';
-import { handleNativeResponses, requireNativeWebSearch } from './responses-native.js';
+import { handleNativeResponses, nativeWebSearchRoutes, webSearchForced, webSearchRefusal } from './responses-native.js';
+import { refuseUnservableResponsesFields, unhonouredResponsesFields, withoutTools } from './responses-fields.js';
+import { IgnoredParams } from './shared/ignored-params.js';
 import { streamResponses } from './responses-stream.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
 import { guardCompletion } from '../blueprints/guard-output.js';
@@ -47,17 +49,36 @@ export interface PreparedResponses {
 
 /** POST /v1/responses (spec "POST /v1/responses"; stateless, translated through the chat hub). */
 export async function handleResponses(call: RequestCall): Promise<void> {
-  const { fields, rest } = splitBlueprintFields(parseResponsesBody(call.body) as ResponsesRequest & BlueprintFields);
-  const request = rest as ResponsesRequest;
-  const tools = planTools(request.tools);
-  if (tools.webSearch && usesBlueprints(fields)) {
-    throw new GatewayError('VALIDATION_4005', 'Blueprints and skills do not combine with hosted web_search tools (those run natively at the provider, outside the chat hub).', { field: 'tools' });
-  }
+  const parsed = parseResponsesBody(call.body, call.app.config.server.strict_params);
+  const { fields, rest } = splitBlueprintFields(parsed.request as ResponsesRequest & BlueprintFields);
+  // DESIGN §5: what the chat hub cannot carry is named, or refused when its loss changes the answer.
+  const ignored = new IgnoredParams();
+  // Tool search finds deferred tools; every tool is offered up front here, so it has nothing to do.
+  const withoutSearch = withoutTools(rest as ResponsesRequest, ['tool_search']);
+  let request = withoutSearch.request;
+  let tools = planTools(request.tools);
   if (tools.webSearch) {
     // Hosted web search has no hub form: only a provider that speaks the Responses API runs it.
-    return handleNativeResponses(call, request, requireNativeWebSearch(call, request, tools));
+    const native = nativeWebSearchRoutes(call, request, tools);
+    if (native !== undefined) {
+      if (usesBlueprints(fields)) {
+        throw new GatewayError('VALIDATION_4005', 'Blueprints and skills do not combine with hosted web_search tools (those run natively at the provider, outside the chat hub).', { field: 'tools' });
+      }
+      // The provider gets the client's body, unknown fields included; it judges them.
+      return handleNativeResponses(call, request, native, call.body as Record<string, unknown>);
+    }
+    if (webSearchForced(request)) throw webSearchRefusal(call, request);
+    // Offered, not required: the model answers without it, and the client is told.
+    const stripped = withoutTools(request, ['web_search', 'web_search_preview']);
+    request = stripped.request;
+    tools = planTools(request.tools);
+    ignored.add(...stripped.dropped);
   }
-  const prepared = await prepareResponses(call, request, tools, fields);
+  ignored.add(...withoutSearch.dropped);
+  refuseUnservableResponsesFields(parsed.body);
+  ignored.add(...parsed.unknownFields, ...unhonouredResponsesFields(parsed.body));
+  const prepared = await prepareResponses(call, request, tools, fields, ignored);
+  ignored.report(call);
   call.log.stream = request.stream === true;
   if ('direct' in prepared) return sendDirectResponse(call, prepared.direct, prepared, request.stream === true);
   if (request.stream === true) return streamResponses(call, prepared);
@@ -75,7 +96,7 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
   throw new GatewayError('RESOURCE_5404', `No response "${id}": igw keeps no responses (they are stateless); keep the answer you received.`, { id });
 }
 
-export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
+export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}, ignored = new IgnoredParams()): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
   const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
   const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
   const { resolved, candidates } = prepareInference(call, request.model, ['chat']);
@@ -87,7 +108,10 @@ export async function prepareResponses(call: RequestCall, request: ResponsesRequ
   const shaped = await applyBlueprintFields(call, fields, translated);
   let hub = shaped.request;
   // Spec (chat): reasoning effort is ignored by non-reasoning models; strict upstreams would refuse it.
-  if (resolved.model.reasoning_type === 'non_reasoning') delete hub.reasoning_effort;
+  if (resolved.model.reasoning_type === 'non_reasoning' && hub.reasoning_effort !== undefined) {
+    delete hub.reasoning_effort;
+    ignored.add('reasoning.effort');
+  }
   const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
   checkChatCapabilities(resolved.id, resolved.model, hub);
   const { server } = call.app.config;
@@ -206,3 +230,4 @@ function renamedImageField(error: unknown, imageFields: ReadonlyMap<string, stri
   if (field === undefined) return error;
   return new GatewayError(error.code, error.message.split(`"${hubField}"`).join(`"${field}"`), { ...error.details, field }, { cause: error.cause });
 }
+

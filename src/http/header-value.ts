@@ -63,3 +63,19 @@ export function writeHeadSafely(response: ServerResponse, status: number, header
 export function attachmentDisposition(filename: string): string {
   return `attachment; filename*=UTF-8''${encodeURIComponent(filename.replace(LONE_SURROGATE, '\uFFFD'))}`;
 }
+
+/**
+ * A comma-separated list of client-supplied names for one header (`igw-ignored-params`): only the
+ * names that are sane header values, as many as fit in `maxChars`; a longer list ends in ", ...".
+ * Undefined when nothing is left to show.
+ */
+export function echoableList(items: readonly string[], maxChars = 1024): string | undefined {
+  let value = '';
+  for (const item of items) {
+    if (echoableHeaderValue(item, maxChars) === undefined) continue;
+    const next = value === '' ? item : `${value}, ${item}`;
+    if (next.length > maxChars) return value === '' ? undefined : `${value}, ...`;
+    value = next;
+  }
+  return value === '' ? undefined : value;
+}

@@ -80,6 +80,8 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     let dialect: ErrorDialect = 'gateway';
     let call: RequestCall | undefined;
     let routePath: string | null = null;
+    // Known once the key is: a request refused after that (429, 403) is still logged with its key.
+    let identity: LoggedIdentity | undefined;
     const log: CallLog = {};
     const timing: CallTiming = { startedAt: performance.now(), upstreamMs: 0 };
     try {
@@ -109,6 +111,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       dialect = route.dialect;
       routePath = route.path;
       const principal = authenticate(request.headers, app.store.keys, app.clock.now());
+      identity = { keyId: principal.keyId, account: principal.account };
       const account = app.store.accounts.get(principal.account);
       if (account === undefined) throw new GatewayError('AUTH_1008', `Invalid API key: its account "${principal.account}" no longer exists.`);
       const { name: planName, plan } = app.ledger.plan(account);
@@ -128,7 +131,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     } finally {
       const finish = () => {
         try {
-          appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt);
+          appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt, identity);
         } catch (error) {
           app.logger.error('request log append failed', { request_id: requestId, error: String(error) });
         }
@@ -227,13 +230,19 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   };
 }
 
+/** Who a request was, when it got as far as presenting a valid key. */
+export interface LoggedIdentity {
+  keyId: string;
+  account: string;
+}
+
 /** One request-log line (also written for batch rows run in process, src/batches/in-process-call.ts). */
-export function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number): void {
+export function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number, identity?: LoggedIdentity): void {
   const entry: RequestLogEntry = {
     time: new Date(app.clock.now()).toISOString(),
     request_id: requestId,
-    key_id: call?.principal.keyId ?? null,
-    account: call?.account.id ?? null,
+    key_id: call?.principal.keyId ?? identity?.keyId ?? null,
+    account: call?.account.id ?? identity?.account ?? null,
     endpoint,
     model: log.model ?? null,
     provider: log.provider ?? null,

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Low } from 'lowdb';
 import { openCollection } from './db.js';
 
@@ -22,9 +24,24 @@ interface KeysDocument {
   keys: KeyRecord[];
 }
 
+/**
+ * Key names by id, read from keys.json without taking the data-dir lock (read-only, and the file
+ * is replaced atomically): `igw usage --by key` shows names, whether or not a server runs.
+ */
+export async function readKeyNames(dataDir: string): Promise<Map<string, string>> {
+  try {
+    const document = JSON.parse(await readFile(path.join(dataDir, 'keys.json'), 'utf8')) as Partial<KeysDocument>;
+    return new Map((document.keys ?? []).map((record) => [record.id, record.name]));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw error;
+  }
+}
+
 /** Typed repository over keys.json, with an in-memory hash index for the hot path. */
 export class KeyRepository {
   private byHash = new Map<string, KeyRecord>();
+  private byId = new Map<string, KeyRecord>();
 
   private constructor(private readonly database: Low<KeysDocument>) {
     this.reindex();
@@ -36,6 +53,7 @@ export class KeyRepository {
 
   private reindex(): void {
     this.byHash = new Map(this.database.data.keys.map((record) => [record.hash, record]));
+    this.byId = new Map(this.database.data.keys.map((record) => [record.id, record]));
   }
 
   findByHash(hash: string): KeyRecord | undefined {
@@ -43,7 +61,7 @@ export class KeyRepository {
   }
 
   get(id: string): KeyRecord | undefined {
-    return this.database.data.keys.find((record) => record.id === id);
+    return this.byId.get(id);
   }
 
   list(): KeyRecord[] {
@@ -53,6 +71,7 @@ export class KeyRepository {
   async insert(record: KeyRecord): Promise<void> {
     this.database.data.keys.push(record);
     this.byHash.set(record.hash, record);
+    this.byId.set(record.id, record);
     await this.database.write();
   }
 

@@ -7,6 +7,8 @@ export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['model', 'key', 'day',
 
 export interface UsageRow {
   group: string;
+  /** `--by key`: the key's name ('' when it has none; null for requests without a key or a key no longer listed). */
+  name?: string | null;
   requests: number;
   errors: number;
   input_tokens: number;
@@ -24,6 +26,8 @@ export interface UsageRow {
 export interface UsageReportOptions {
   /** UTC days (YYYY-MM-DD, ascending) to count requests per row for; omitted: no `daily`. */
   days?: readonly string[];
+  /** `--by key`: names by key id, put on each row as `name`. */
+  keyNames?: ReadonlyMap<string, string>;
 }
 
 function groupOf(entry: RequestLogEntry, by: UsageGrouping): string {
@@ -93,7 +97,13 @@ export function aggregateUsage(entries: readonly RequestLogEntry[], by: UsageGro
       ...(group.daily === null ? {} : { daily: group.daily }),
     };
   };
-  return { rows: [...groups.values()].map(finish).sort((a, b) => a.group.localeCompare(b.group)), total: finish(total) };
+  const named = (row: UsageRow): UsageRow => (by === 'key' ? { group: row.group, name: options.keyNames?.get(row.group) ?? null, ...withoutGroup(row) } : row);
+  return { rows: [...groups.values()].map(finish).map(named).sort((a, b) => a.group.localeCompare(b.group)), total: finish(total) };
+}
+
+function withoutGroup(row: UsageRow): Omit<UsageRow, 'group'> {
+  const { group: _group, ...rest } = row;
+  return rest;
 }
 
 /** The UTC days from `since` (ms) to `until` (ms) inclusive, oldest first. */

@@ -37,7 +37,15 @@ const COLUMNS: Column[] = [
  */
 export function renderUsageTable(rows: readonly UsageRow[], total: UsageRow, options: UsageTableOptions): string {
   const style = options.style ?? plainStyle;
-  const columns: Column[] = [{ header: options.by.toUpperCase(), right: false, cell: (row) => row.group }, ...COLUMNS];
+  // Keys by name (their ids, which nobody remembers, in a column of their own).
+  const leading: Column[] =
+    options.by === 'key'
+      ? [
+          { header: 'KEY', right: false, cell: (row) => (row === total ? row.group : row.name === null || row.name === undefined ? (row.group === '(no key)' ? row.group : '(unknown key)') : row.name === '' ? '(unnamed)' : row.name) },
+          { header: 'KEY ID', right: false, cell: (row) => (row === total || row.group === '(no key)' ? '' : row.group) },
+        ]
+      : [{ header: options.by.toUpperCase(), right: false, cell: (row) => row.group }];
+  const columns: Column[] = [...leading, ...COLUMNS];
   if (options.chart) {
     if (options.by === 'day') {
       const max = Math.max(0, ...rows.map((row) => row.requests));

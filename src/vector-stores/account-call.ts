@@ -5,6 +5,7 @@ import { costEur } from '../billing/price.js';
 import type { ModelType } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { CallLog } from '../http/request-call.js';
+import type { RequestLogEntry } from '../store/request-log.js';
 import type { ProviderAdapter } from '../providers/types.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { routeKey } from '../routing/health.js';
@@ -16,6 +17,8 @@ export interface AccountCallOptions {
   log?: CallLog;
   /** What the request-log line says (`endpoint` column) when the work has no call of its own. */
   endpoint: string;
+  /** The key whose request caused this work (ingestion: the upload's), for its own log line. */
+  keyId?: string | null;
 }
 
 export interface AccountCall<T> {
@@ -88,10 +91,10 @@ export async function callForAccount<T>(app: AppContext, accountId: string, mode
       carbon_g_co2: (log.carbon_g_co2 ?? 0) + impact.carbon_g_co2,
     });
   } else {
-    app.store.requestLog.append({
+    const entry: RequestLogEntry = {
       time: new Date(app.clock.now()).toISOString(),
       request_id: requestId,
-      key_id: null,
+      key_id: options.keyId ?? null,
       account: account.id,
       endpoint: options.endpoint,
       ...logged,
@@ -100,7 +103,10 @@ export async function callForAccount<T>(app: AppContext, accountId: string, mode
       latency_ms: app.clock.now() - started,
       output_tokens: 0,
       stream: false,
-    });
+    };
+    app.store.requestLog.append(entry);
+    // The dashboard shows it like any request (one line, the key's name).
+    app.activity.recordRequest(entry);
   }
   return result;
 }

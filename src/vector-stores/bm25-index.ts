@@ -24,6 +24,46 @@ export interface LexicalScore {
   score: number;
 }
 
+/** The lexical scores of one query: every matching label's score, and the best of them. */
+export class LexicalScores {
+  constructor(
+    private readonly byLabel: Float64Array,
+    /** Matching labels, in no particular order. */
+    readonly labels: Int32Array,
+  ) {}
+
+  get size(): number {
+    return this.labels.length;
+  }
+
+  /** The label's score; 0 when it matches no query term. */
+  get(label: number): number {
+    return this.byLabel[label] ?? 0;
+  }
+
+  /** The k best-scored labels passing `accept`, best first (ties: lower label first). */
+  top(k: number, accept: (label: number) => boolean = () => true): number[] {
+    return topLabels(this.labels, (label) => this.byLabel[label]!, k, accept);
+  }
+}
+
+/** The k best of some labels by score, passing `accept`, without sorting them all (a common term matches most chunks). */
+export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) => number, k: number, accept: (label: number) => boolean): number[] {
+  const best: Array<{ label: number; score: number }> = [];
+  for (let index = 0; index < labels.length; index += 1) {
+    const label = labels[index]!;
+    const score = scoreOf(label);
+    const last = best[best.length - 1];
+    if (best.length === k && (score < last!.score || (score === last!.score && label > last!.label))) continue;
+    if (!accept(label)) continue;
+    let position = best.length;
+    while (position > 0 && (best[position - 1]!.score < score || (best[position - 1]!.score === score && best[position - 1]!.label > label))) position -= 1;
+    best.splice(position, 0, { label, score });
+    if (best.length > k) best.pop();
+  }
+  return best.map((entry) => entry.label);
+}
+
 interface Postings {
   /** label, frequency, label, frequency, … in ascending label order. */
   pairs: Int32Array;
@@ -39,8 +79,6 @@ export class Bm25Index {
   private totalLength = 0;
   private storedPostings = 0;
   private deadPostings = 0;
-  /** Per-label score accumulator reused by score() (synchronous, so never shared by two queries). */
-  private scratch = new Float64Array(0);
 
   /** Documents searchable now. */
   get size(): number {
@@ -89,13 +127,14 @@ export class Bm25Index {
    * query term at its IDF × (k1 + 1), the most one term can add, so a score says how much of the
    * query a chunk matches and how strongly (terms the store lacks count too: they match nothing).
    */
-  score(queryTerms: readonly string[]): Map<number, number> {
-    const scores = new Map<number, number>();
+  score(queryTerms: readonly string[]): LexicalScores {
+    const labelCount = this.present.length;
     const unique = [...new Set(queryTerms)];
-    if (unique.length === 0 || this.liveCount === 0) return scores;
-    if (this.scratch.length < this.present.length) this.scratch = new Float64Array(this.present.length);
-    const accumulator = this.scratch;
-    const touched: number[] = [];
+    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0));
+    // Dense by label: a common term matches most chunks, and a Map of them costs ten times more.
+    const byLabel = new Float64Array(labelCount);
+    const matched = new Int32Array(labelCount);
+    let matchedCount = 0;
     const averageLength = this.totalLength / this.liveCount || 1;
     let ceiling = 0;
     const { k1, b } = BM25;
@@ -111,15 +150,12 @@ export class Bm25Index {
         if (this.present[label] !== 1) continue;
         const frequency = pairs[index + 1]!;
         const norm = k1 * (1 - b + (b * this.lengths[label]!) / averageLength);
-        if (accumulator[label] === 0) touched.push(label);
-        accumulator[label]! += (idf * frequency * (k1 + 1)) / (frequency + norm);
+        if (byLabel[label] === 0) matched[matchedCount++] = label;
+        byLabel[label]! += (idf * frequency * (k1 + 1)) / (frequency + norm);
       }
     }
-    for (const label of touched) {
-      scores.set(label, accumulator[label]! / ceiling);
-      accumulator[label] = 0;
-    }
-    return scores;
+    for (let index = 0; index < matchedCount; index += 1) byLabel[matched[index]!]! /= ceiling;
+    return new LexicalScores(byLabel, matched.subarray(0, matchedCount));
   }
 
   /** Live documents in a posting list: its size, less removed labels not yet compacted away. */

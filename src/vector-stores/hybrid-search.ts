@@ -29,20 +29,19 @@ export interface ScoredChunk {
 
 /**
  * One store's hybrid search: the HNSW index and the BM25 index each propose their best chunks;
- * every proposed chunk gets both scores (its cosine read back from the index, its BM25 from the
- * query's full lexical scoring) before they are fused, so a chunk found by one side only is not
- * penalised for the other side's cut-off. Best first.
+ * every proposed chunk gets both scores before they are fused (an ANN hit's BM25 comes from the
+ * query's full lexical scoring; a lexical hit's cosine is read back from the index), so a chunk
+ * found by one side only is not penalised for the other side's cut-off. Best first.
  */
 export async function searchStore(data: StoreData, query: StoreQuery): Promise<ScoredChunk[]> {
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
-  const lexicalOn = query.weights.text > 0;
   const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
-  const lexical = lexicalOn ? data.lexicalScores(query.text) : new Map<number, number>();
+  const lexical = query.weights.text > 0 ? data.lexicalScores(query.text) : null;
   const scored: Array<ScoredChunk & { label: number; known?: string }> = [];
   const add = (label: number, semantic: number, known?: string) => {
     const chunk = data.chunkAt(label);
     if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
-    const lexicalScore = lexical.get(label) ?? 0;
+    const lexicalScore = lexical?.get(label) ?? 0;
     scored.push({ ...chunk, label, text: '', known, score: fuseScores(semantic, lexicalScore, weights), semantic, lexical: lexicalScore });
   };
 
@@ -69,16 +68,16 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   // so a chunk whose score could not reach the `keep` best even at the walk's lowest cosine is not
   // read (nor any after it), and at most `keep` are read: the rest count at the noise level
   // (semantic 0), which on the benchmark changes no ranking in the top 10.
-  if (lexicalOn) {
+  if (lexical !== null) {
     const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
     let readBacks = 0;
-    for (const label of topLabels(lexical, query.candidates, (label) => accepts(data, query, label))) {
+    for (const label of lexical.top(query.candidates, (label) => accepts(data, query, label))) {
       if (seen.has(label)) continue;
       if (unitQuery === null) {
         add(label, 0);
         continue;
       }
-      if (scored.length >= query.keep && fuseScores(ceilingSemantic, lexical.get(label)!, weights) <= kthScore(scored, query.keep)) break;
+      if (scored.length >= query.keep && fuseScores(ceilingSemantic, lexical.get(label), weights) <= kthScore(scored, query.keep)) break;
       add(label, readBacks++ < query.keep ? calibrateCosine(data.cosineAt(unitQuery, label), noise) : 0);
     }
   }
@@ -98,20 +97,6 @@ function kthScore(scored: ReadonlyArray<{ score: number }>, k: number): number {
 function accepts(data: StoreData, query: StoreQuery, label: number): boolean {
   const chunk = data.chunkAt(label);
   return chunk !== undefined && query.acceptFile(chunk.fileId);
-}
-
-/** The k best-scored labels passing `accept`, without sorting every match (a common term matches thousands). */
-export function topLabels(scores: ReadonlyMap<number, number>, k: number, accept: (label: number) => boolean): number[] {
-  const best: Array<{ label: number; score: number }> = [];
-  for (const [label, score] of scores) {
-    if (best.length === k && score <= best[k - 1]!.score) continue;
-    if (!accept(label)) continue;
-    let position = best.length;
-    while (position > 0 && best[position - 1]!.score < score) position -= 1;
-    best.splice(position, 0, { label, score });
-    if (best.length > k) best.pop();
-  }
-  return best.map((entry) => entry.label);
 }
 
 function unit(vector: readonly number[]): Float32Array {

@@ -65,6 +65,7 @@ export async function ingestFile(context: IngestContext, job: IngestJob, signal:
       const vectors = await embedTexts(context.app, store.account, store.embedding_model, chunks.map((chunk) => chunk.text), {
         signal,
         endpoint: '/v1/vector_stores/{vector_store_id}/files (ingest)',
+        keyId: file.key_id ?? null,
       });
       signal.throwIfAborted();
       // Detached or cancelled meanwhile: nothing to commit.

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { Bm25Index } from './bm25-index.js';
+import { Bm25Index, type LexicalScores } from './bm25-index.js';
 import { lexicalTerms } from './lexical-terms.js';
 import type { Sealer } from './sealer.js';
 
@@ -84,7 +84,7 @@ export class LexicalIndex {
   }
 
   /** Normalised BM25 of every chunk sharing a term with the query, by label (see Bm25Index.score). */
-  score(query: string): Map<number, number> {
+  score(query: string): LexicalScores {
     return this.index.score(lexicalTerms(query));
   }
 

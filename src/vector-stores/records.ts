@@ -63,6 +63,8 @@ export interface VectorStoreFileRecord {
   usage_bytes: number;
   source: FileSource;
   batch_id: string | null;
+  /** The key whose request added the file: its ingestion's embedding calls are logged with it. */
+  key_id?: string | null;
 }
 
 /** A file batch (vector_store_file_batches.json): its counts come from its files. */

@@ -42,6 +42,8 @@ export interface NewFile {
   chunking_strategy: StaticChunking;
   /** Bytes of a text source, sealed into the store folder until ingested. */
   bytes?: Buffer;
+  /** The key of the request that adds it (usage attribution of its ingestion). */
+  key_id?: string | null;
 }
 
 /**
@@ -149,7 +151,7 @@ export class VectorStoreService {
   /** One ingestion, shown on the `igw serve` dashboard while it runs and with its outcome after. */
   private async ingestTracked(context: IngestContext, job: IngestJob, signal: AbortSignal): Promise<void> {
     const file = this.repository.file(job.storeId, job.fileId);
-    const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${job.storeId}`, { total: 1 });
+    const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${this.repository.store(job.storeId)?.name || job.storeId}`, { total: 1 });
     // Taken before the first await: turns follow the order in which the queue starts jobs.
     const turn = this.commitTurns.take(job.storeId);
     try {
@@ -291,7 +293,7 @@ export class VectorStoreService {
       const existing = this.repository.file(store.id, file.id) ?? created.find((record) => record.id === file.id);
       if (existing !== undefined) {
         if (existing.status === 'failed' || existing.status === 'cancelled') {
-          retried.push([existing, { status: 'in_progress', last_error: null, attributes: file.attributes, chunking_strategy: file.chunking_strategy, ...(batchId === null ? {} : { batch_id: batchId }) }]);
+          retried.push([existing, { status: 'in_progress', last_error: null, attributes: file.attributes, chunking_strategy: file.chunking_strategy, key_id: file.key_id ?? null, ...(batchId === null ? {} : { batch_id: batchId }) }]);
         }
         records.push(existing);
         continue;
@@ -311,6 +313,7 @@ export class VectorStoreService {
         usage_bytes: 0,
         source: file.source,
         batch_id: batchId,
+        key_id: file.key_id ?? null,
       };
       created.push(record);
       records.push(record);

@@ -5,6 +5,7 @@ import { JournalCollection } from '../store/journal-collection.js';
 import { writeSynced } from '../util/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.js';
+import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 
@@ -547,7 +548,7 @@ export class StoreData {
   }
 
   /** Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. */
-  lexicalScores(query: string): Map<number, number> {
+  lexicalScores(query: string): LexicalScores {
     return this.lexical.score(query);
   }
 

@@ -48,6 +48,10 @@ describe('batch exit codes', () => {
     const env = { ...(await serve({ delayMs: 0, concurrency: 4 })), PATH: await igwOnPath() };
     const example = await readmeBatchExample();
     expect(example).toContain('--wait --output results.jsonl');
+    // `igw batch submit --help` shows the same example.
+    const words = (text: string) => text.trim().split(/\s+/).join(' ');
+    const help = await igw(cli.sandbox, ['batch', 'submit', '--help']);
+    expect(words(help.stdout.split('\nExample:\n')[1] ?? '')).toBe(words(example));
     const run = () => execa('sh', ['-c', example], { cwd: cli.sandbox.cwd, env: { ...cli.sandbox.env, ...env }, extendEnv: false, reject: false, timeout: 30_000 });
 
     await writeFile(path.join(cli.sandbox.cwd, 'requests.jsonl'), `${chatLine('ok', 'hello', 'up-chat')}\n${chatLine('bad', 'fail', 'up-chat')}\n`);

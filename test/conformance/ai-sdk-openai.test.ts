@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { embed, embedMany, generateObject, generateText, stepCountIs, streamObject, streamText, tool } from 'ai';
+import { embed, embedMany, generateObject, generateText, stepCountIs, streamObject, streamText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { recipeSchema, weatherTool } from '../helpers/client-fixtures.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
 import { scriptedChatModel } from '../helpers/scripted-chat-upstream.js';
@@ -26,16 +26,6 @@ describe('AI SDK (@ai-sdk/openai) against igw', () => {
     await upstream.close();
   });
 
-  const weather = (calls: string[]) =>
-    tool({
-      description: 'The weather in a city.',
-      inputSchema: z.object({ city: z.string() }),
-      execute: async ({ city }) => {
-        calls.push(city);
-        return `sunny in ${city}`;
-      },
-    });
-  const recipe = z.object({ name: z.string(), minutes: z.number().int(), steps: z.array(z.string()) });
 
   describe.each([
     ['chat', (id: string) => provider.chat(id)],
@@ -59,7 +49,7 @@ describe('AI SDK (@ai-sdk/openai) against igw', () => {
 
     it('generateText tool loop: the model calls the tool, the SDK runs it and the model answers with its result', async () => {
       const calls: string[] = [];
-      const result = await generateText({ model: model('up-chat'), prompt: 'Weather in Paris?', tools: { weather: weather(calls) }, stopWhen: stepCountIs(4) });
+      const result = await generateText({ model: model('up-chat'), prompt: 'Weather in Paris?', tools: { weather: weatherTool(calls) }, stopWhen: stepCountIs(4) });
       expect(calls).toEqual(['Paris']);
       expect(result.steps).toHaveLength(2);
       expect(result.text).toBe('tool said: sunny in Paris');
@@ -67,7 +57,7 @@ describe('AI SDK (@ai-sdk/openai) against igw', () => {
 
     it('streamText tool loop', async () => {
       const calls: string[] = [];
-      const result = streamText({ model: model('up-chat'), prompt: 'Weather in Paris?', tools: { weather: weather(calls) }, stopWhen: stepCountIs(4) });
+      const result = streamText({ model: model('up-chat'), prompt: 'Weather in Paris?', tools: { weather: weatherTool(calls) }, stopWhen: stepCountIs(4) });
       let text = '';
       for await (const part of result.textStream) text += part;
       expect(calls).toEqual(['Paris']);
@@ -77,23 +67,23 @@ describe('AI SDK (@ai-sdk/openai) against igw', () => {
 
     it('forced tool call on the built-in model: arguments valid against the tool schema', async () => {
       const calls: string[] = [];
-      const result = await generateText({ model: model('local-echo'), prompt: 'call it', tools: { weather: weather(calls) }, toolChoice: 'required', stopWhen: stepCountIs(1) });
+      const result = await generateText({ model: model('local-echo'), prompt: 'call it', tools: { weather: weatherTool(calls) }, toolChoice: 'required', stopWhen: stepCountIs(1) });
       expect(result.toolCalls).toHaveLength(1);
       expect(calls).toHaveLength(1);
       expect(typeof calls[0]).toBe('string');
     });
 
     it('generateObject: JSON valid against the zod schema', async () => {
-      const { object } = await generateObject({ model: model('local-echo'), schema: recipe, prompt: 'A recipe' });
-      expect(recipe.safeParse(object).success).toBe(true);
+      const { object } = await generateObject({ model: model('local-echo'), schema: recipeSchema, prompt: 'A recipe' });
+      expect(recipeSchema.safeParse(object).success).toBe(true);
     });
 
     it('streamObject: the final object is valid against the zod schema', async () => {
-      const result = streamObject({ model: model('local-echo'), schema: recipe, prompt: 'A recipe' });
+      const result = streamObject({ model: model('local-echo'), schema: recipeSchema, prompt: 'A recipe' });
       let partials = 0;
       for await (const _partial of result.partialObjectStream) partials += 1;
       expect(partials).toBeGreaterThan(0);
-      expect(recipe.safeParse(await result.object).success).toBe(true);
+      expect(recipeSchema.safeParse(await result.object).success).toBe(true);
     });
   });
 

@@ -1,8 +1,8 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
+import { AIMessage } from '@langchain/core/messages';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { lookupTool, runLookupLoop } from '../helpers/client-fixtures.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
 import { scriptedChatModel } from '../helpers/scripted-chat-upstream.js';
@@ -24,7 +24,6 @@ describe('LangChain (@langchain/openai) against igw', () => {
     await upstream.close();
   });
 
-  const lookup = tool(async ({ term }) => `${term} is a local inference gateway`, { name: 'lookup', description: 'Looks a term up.', schema: z.object({ term: z.string() }) });
   const verdict = z.object({ label: z.enum(['good', 'bad']), score: z.number(), reasons: z.array(z.string()) });
 
   describe.each([
@@ -47,13 +46,8 @@ describe('LangChain (@langchain/openai) against igw', () => {
     });
 
     it('tools: bindTools, the model calls the tool, the result goes back, the model answers', async () => {
-      const model = chat('up-chat').bindTools([lookup]);
-      const messages: BaseMessage[] = [new HumanMessage('What is igw?')];
-      const first = await model.invoke(messages);
+      const { first, second } = await runLookupLoop(chat('up-chat').bindTools([lookupTool]));
       expect(first.tool_calls).toEqual([expect.objectContaining({ name: 'lookup', args: { term: 'igw' } })]);
-      messages.push(first);
-      for (const call of first.tool_calls ?? []) messages.push(new ToolMessage({ tool_call_id: call.id!, content: String(await lookup.invoke(call.args as { term: string })) }));
-      const second = await model.invoke(messages);
       expect(second).toBeInstanceOf(AIMessage);
       expect(second.text).toBe('tool said: igw is a local inference gateway');
     });

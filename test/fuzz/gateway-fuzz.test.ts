@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_ROUTES, ROUTES } from '../../src/http/routes.js';
 import type { Logger } from '../../src/util/logger.js';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { igwJson, makeSandbox, startServer } from '../helpers/cli.js';
 import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { sendRaw, type RawOutcome } from '../helpers/raw-http.js';
 import { allRoutes, requestFor, type FuzzCase, type FuzzIds } from './request-arbitraries.js';
@@ -14,6 +17,8 @@ import { allRoutes, requestFor, type FuzzCase, type FuzzIds } from './request-ar
  *
  * `npm test` runs a fixed seed and a bounded number of requests; a longer run:
  *   IGW_FUZZ_RUNS=10000 npx vitest run test/fuzz          (IGW_FUZZ_SEED=<n> for another seed)
+ * and against `bin/igw.js serve` as its own process (after `npm run build`), where a crash is an exit:
+ *   IGW_FUZZ_SERVE=1 IGW_FUZZ_RUNS=10000 npx vitest run test/fuzz
  */
 
 const RUNS = Number(process.env['IGW_FUZZ_RUNS'] ?? 3000);
@@ -64,29 +69,76 @@ function describeCase(fuzzCase: FuzzCase, outcome: RawOutcome): string {
   ].join('\n');
 }
 
+/** The gateway under fuzz: in this process (default), or `igw serve` as its own process (IGW_FUZZ_SERVE=1). */
+interface FuzzTarget {
+  url: string;
+  key: string;
+  /** Error-level log lines so far: message and error text. */
+  errorLogs(): Array<{ message: string; error: string }>;
+  /** Undefined while the process runs; how it ended otherwise. */
+  exit(): string | undefined;
+  close(): Promise<void>;
+}
+
+const FUZZ_CONFIG = {
+  default_plan: 'developer',
+  plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100_000_000 } },
+};
+
+async function inProcessTarget(): Promise<FuzzTarget> {
+  const logs: Array<{ message: string; error: string }> = [];
+  const logger: Logger = { info: () => undefined, warn: () => undefined, error: (message, fields) => void logs.push({ message, error: String(fields?.['error'] ?? '').slice(0, 2000) }) };
+  const igw: TestGateway = await startTestGateway(FUZZ_CONFIG, {}, { logger });
+  const key = await igw.newKey({ name: 'fuzz', vault: true });
+  return { url: igw.url, key, errorLogs: () => logs, exit: () => undefined, close: () => igw.close() };
+}
+
+/** `bin/igw.js serve` in a sandbox (needs `npm run build`): a crash is a real process exit here. */
+async function spawnedTarget(): Promise<FuzzTarget> {
+  const sandbox = await makeSandbox();
+  await writeFile(path.join(sandbox.cwd, 'igw.config.json'), JSON.stringify(FUZZ_CONFIG));
+  const { key } = await igwJson<{ key: string }>(sandbox, ['keys', 'create', '--vault', '--json']);
+  const server = await startServer(sandbox);
+  let exit: string | undefined;
+  void server.exited.then((result) => (exit = `exit code ${String(result.exitCode)}, signal ${String(result.signal)}`));
+  const errorLogs = () =>
+    server
+      .stderr()
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          const entry = JSON.parse(line) as { level?: string; msg?: string; error?: unknown };
+          return entry.level === 'error' ? [{ message: entry.msg ?? '', error: String(entry.error ?? '').slice(0, 2000) }] : [];
+        } catch {
+          return line.trim() === '' ? [] : [{ message: 'stderr', error: line.slice(0, 2000) }];
+        }
+      });
+  return {
+    url: server.url,
+    key,
+    errorLogs,
+    exit: () => exit,
+    async close() {
+      if (exit === undefined) await server.stop('SIGTERM');
+      await sandbox.cleanup();
+    },
+  };
+}
+
 describe('fuzzing every route of a real gateway (issue 14)', () => {
-  let igw: TestGateway;
+  let target: FuzzTarget;
   let key: string;
   let ids: FuzzIds;
-  const errorLogs: Array<{ message: string; error: string }> = [];
-  const logger: Logger = { info: () => undefined, warn: () => undefined, error: (message, fields) => void errorLogs.push({ message, error: String(fields?.['error'] ?? '').slice(0, 2000) }) };
 
   beforeAll(async () => {
-    igw = await startTestGateway(
-      {
-        default_plan: 'developer',
-        plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100_000_000 } },
-      },
-      {},
-      { logger },
-    );
-    key = await igw.newKey({ name: 'fuzz', vault: true });
-    ids = await createFixtures(igw.url, key);
-  });
-  afterAll(async () => igw?.close());
+    target = process.env['IGW_FUZZ_SERVE'] === '1' ? await spawnedTarget() : await inProcessTarget();
+    key = target.key;
+    ids = await createFixtures(target.url, key);
+  }, 60_000);
+  afterAll(async () => target?.close());
 
   it(`${RUNS} malformed requests (seed ${SEED}): no crash, no hang, only envelopes with 4xx or mapped 5xx`, async () => {
-    const port = Number(new URL(igw.url).port);
+    const port = Number(new URL(target.url).port);
     const context = { port, key, ids };
     const routes = allRoutes(ROUTES, PUBLIC_ROUTES);
     const anyRequest = fc.oneof(...routes.map((route) => requestFor(route, context)));
@@ -122,16 +174,18 @@ describe('fuzzing every route of a real gateway (issue 14)', () => {
       statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
       routes_hit: `${routesHit.size}/${routes.length}`,
       slowest,
-      unhandled_error_logs: errorLogs.length,
+      error_logs: target.errorLogs().length,
+      process: target.exit() ?? 'up',
     };
     if (process.env['IGW_FUZZ_RUNS'] !== undefined || examples.length > 0) console.log(`fuzz summary ${JSON.stringify(summary)}`);
-    expect(examples, `${examples.join('\n\n')}\n\nerror logs:\n${errorLogs.map((log) => `${log.message}: ${log.error}`).join('\n')}`).toEqual([]);
+    expect(examples, `${examples.join('\n\n')}\n\nerror logs:\n${target.errorLogs().map((log) => `${log.message}: ${log.error}`).join('\n')}`).toEqual([]);
     // Each route of the table was reached, and no error was thrown past the endpoints.
     expect(routesHit.size).toBe(routes.length);
-    expect(errorLogs.filter((log) => log.message === 'unhandled error' || log.message === 'error response failed')).toEqual([]);
+    expect(target.exit()).toBeUndefined();
+    expect(target.errorLogs().filter((log) => log.message === 'unhandled error' || log.message === 'error response failed' || log.message === 'stderr')).toEqual([]);
 
     // The gateway is still up and serving.
-    const normal = await postJson(`${igw.url}/v1/chat/completions`, key, { model: 'local-echo', messages: [{ role: 'user', content: 'still here?' }] });
+    const normal = await postJson(`${target.url}/v1/chat/completions`, key, { model: 'local-echo', messages: [{ role: 'user', content: 'still here?' }] });
     expect(normal.status).toBe(200);
     expect(normal.json.choices[0].message.content).toBe('still here?');
   }, Math.max(60_000, RUNS * 100));

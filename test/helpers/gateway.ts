@@ -119,3 +119,14 @@ export function anthropicUpstreamConfig(baseUrl: string, overrides: Record<strin
     ...overrides,
   };
 }
+
+/**
+ * Both fakes behind one gateway: "up-chat" on an OpenAI-compatible provider (the translated
+ * path of /v1/messages) and "claude-chat" on an Anthropic-kind provider (native pass-through);
+ * message tiers map to claude-chat.
+ */
+export function bothUpstreamsConfig(openaiBaseUrl: string, anthropicBaseUrl: string): Record<string, unknown> {
+  const openai = upstreamConfig(openaiBaseUrl) as { providers: object; models: object };
+  const anthropic = anthropicUpstreamConfig(anthropicBaseUrl) as { providers: object; models: object; message_tiers: object };
+  return { providers: { ...openai.providers, ...anthropic.providers }, models: { ...openai.models, ...anthropic.models }, message_tiers: anthropic.message_tiers };
+}

@@ -144,6 +144,15 @@ describe('containment and header hygiene', () => {
       }
     });
 
+    it('igw-ignored-params names only sane client field names, within a bounded length', async () => {
+      const unknown = Object.fromEntries([['caf\u00e9', 1], ['a\u0001b', 2], ...Array.from({ length: 500 }, (_, index) => [`extra_field_${index}`, index])]);
+      const response = await postJson(`${igw.url}/v1/messages`, igw.key, { model: 'local-echo', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], ...unknown }, { 'anthropic-version': '2023-06-01' });
+      expect(response.status).toBe(200);
+      const header = response.headers.get('igw-ignored-params')!;
+      expect(header).toMatch(/^extra_field_0, extra_field_1, .*, \.\.\.$/);
+      expect(header.length).toBeLessThanOrEqual(1030);
+    });
+
     it('the gateway is still up', async () => {
       expect((await postJson(`${igw.url}/v1/chat/completions`, igw.key, chat())).status).toBe(200);
     });

@@ -95,6 +95,10 @@ describe('/v1/messages forward compatibility, translated to an OpenAI-compatible
     expect(serverTool.status).toBe(400);
     expect(serverTool.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'tools[1]' } });
     expect(serverTool.json.error.message).toContain('web_search_20250305');
+    const document = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'the spec' } };
+    const withDocument = await postJson(`${igw.url}/v1/messages`, igw.key, { ...newestShape, messages: [{ role: 'user', content: [document, { type: 'text', text: 'Summarise.' }] }] }, version);
+    expect(withDocument.status).toBe(400);
+    expect(withDocument.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'messages[0].content[0]' } });
     expect(upstream.requests).toHaveLength(0);
   });
 
@@ -138,7 +142,13 @@ describe('/v1/messages forward compatibility, native pass-through to an Anthropi
 
   it('forwards every field and the anthropic-beta header untouched; nothing is named as ignored', async () => {
     const beta = 'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,mid-conversation-system-2026-04-07';
-    const body = { ...newestShape, mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }], tools: [...newestShape.tools, { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] };
+    const document = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }, title: 'spec', citations: { enabled: true } };
+    const body = {
+      ...newestShape,
+      mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }],
+      tools: [...newestShape.tools, { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
+      messages: [...newestShape.messages.slice(0, -1), { role: 'user', content: [{ type: 'text', text: 'Read this.' }, document] }],
+    };
     const response = await postJson(`${igw.url}/v1/messages?beta=true`, igw.key, body, { ...version, 'anthropic-beta': beta });
     expect(response.status).toBe(200);
     expect(response.headers.get('igw-ignored-params')).toBeNull();

@@ -48,14 +48,29 @@ describe('/v1/responses with hosted web search', () => {
     reset();
   });
 
-  it('a model without a Responses-API provider → 400 naming the providers that can', async () => {
-    for (const type of ['web_search', 'web_search_preview']) {
-      const answer = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'up-chat', input: 'news?', tools: [{ type: 'function', name: 'f' }, { type }] });
-      expect(answer.status).toBe(400);
-      expect(answer.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'tools[1].type', providers: ['oa'] } });
-      expect(answer.json.error.message).toContain('oa');
+  it('a model without a Responses-API provider, web search forced → 400 naming the providers that can', async () => {
+    for (const type of ['web_search', 'web_search_preview'] as const) {
+      for (const choice of [{ tool_choice: { type } }, { tool_choice: 'required', only: true }]) {
+        const tools = 'only' in choice ? [{ type }] : [{ type: 'function', name: 'f' }, { type }];
+        const index = tools.length - 1;
+        const answer = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'up-chat', input: 'news?', tools, tool_choice: choice.tool_choice });
+        expect(answer.status).toBe(400);
+        expect(answer.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: `tools[${index}].type`, providers: ['oa'] } });
+        expect(answer.json.error.message).toContain('oa');
+      }
     }
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('a model without a Responses-API provider, web search only offered → dropped and named in igw-ignored-params; the model answers', async () => {
+    handler = () => ({ json: { id: 'c', object: 'chat.completion', created: 1, model: 'real-model-1', choices: [{ index: 0, message: { role: 'assistant', content: 'no search needed' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 } } });
+    const answer = await postJson(`${igw.url}/v1/responses`, igw.key, { model: 'up-chat', input: 'hi', tools: [{ type: 'function', name: 'f' }, { type: 'web_search', search_context_size: 'low' }], tool_choice: 'auto' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('igw-ignored-params')).toBe('tools[].type=web_search');
+    expect(answer.json.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'no search needed' })] })]);
+    expect(answer.json.tools).toEqual([expect.objectContaining({ type: 'function', name: 'f' })]);
+    expect(upstream.requests[0]!.path).toBe('/v1/chat/completions');
+    expect(upstream.requests[0]!.body.tools).toEqual([{ type: 'function', function: { name: 'f' } }]);
   });
 
   it('file_search with web_search → 400', async () => {

@@ -31,7 +31,11 @@ export async function validateBatchFile(filePath: string, endpoint: string, clie
   }
   if (bytes > MAX_BATCH_FILE_BYTES) throw new UserError(`${filePath} is ${formatBytes(bytes)}; a batch input may be at most 105 MiB`, 'split it into several files');
   const checked = await checkBatchInput(readJsonlLines(createReadStream(filePath), MAX_BATCH_FILE_BYTES), endpoint as BatchEndpoint);
-  const problems: InputProblem[] = [...checked.problems];
+  // Warnings (fields the gateway drops) are said on stderr and do not stop the upload.
+  const problems: InputProblem[] = checked.problems.filter((problem) => problem.warning !== true);
+  const warnings = checked.problems.filter((problem) => problem.warning === true);
+  for (const warning of warnings.slice(0, SHOWN_PROBLEMS)) printInfo(`${problemText(filePath, warning)} (warning)`);
+  if (warnings.length > SHOWN_PROBLEMS) printInfo(`… and ${plural(warnings.length - SHOWN_PROBLEMS, 'more warning')}`);
   if (checked.models.size > 0) {
     try {
       problems.push(...modelProblems(checked.models, await listModels(client), endpoint as BatchEndpoint));

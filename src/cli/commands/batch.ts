@@ -138,7 +138,7 @@ export function registerBatch(program: Command, globals: () => GlobalOptions): v
     .option('--output <file>', 'with --wait: write the output file here (- for stdout)')
     .option('--errors <file>', 'with --wait: write the error file here')
     .option('--json', 'print the batch object')
-    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\nThe file is checked before anything is uploaded: every problem is listed as FILE:LINE.\n\nExample:\n  igw batch submit requests.jsonl --endpoint /v1/chat/completions --wait --output results.jsonl \\\n    || echo "batch did not succeed"`)
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\nThe file is checked before anything is uploaded: every problem is listed as FILE:LINE.\n\nExample:\n  igw batch submit requests.jsonl --endpoint /v1/chat/completions --wait --output results.jsonl \\\n    || echo "batch did not succeed (exit $?)"`)
     .action(async (file: string, options: FollowOptions & { endpoint: string; window: string; metadata?: string[]; wait?: boolean }) => {
       const metadata = parseMetadata(options.metadata);
       if ((options.output !== undefined || options.errors !== undefined) && options.wait !== true) {

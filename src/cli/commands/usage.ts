@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { parseDuration } from '../../admin/duration.js';
+import { readKeyNames } from '../../store/keys.js';
 import { readRequestLog } from '../../store/request-log.js';
 import { aggregateUsage, daysBetween, USAGE_GROUPINGS, type UsageGrouping } from '../../usage/aggregate.js';
 import { renderUsageTable } from '../../usage/render.js';
@@ -42,15 +43,17 @@ export function registerUsage(program: Command, globals: () => GlobalOptions): v
       const now = Date.now();
       const since = parseSince(options.since, now);
       if (since > now) throw new UserError(`--since "${options.since}" is in the future`, 'give a past date or a duration such as 7d');
-      const entries = await readRequestLog(path.join(resolveDataDir(globals()), 'logs'), since);
+      const dataDir = resolveDataDir(globals());
+      const entries = await readRequestLog(path.join(dataDir, 'logs'), since);
+      const keyNames = by === 'key' ? await readKeyNames(dataDir) : undefined;
       const days = daysBetween(since, now);
       if (options.json === true) {
-        const { rows, total } = aggregateUsage(entries, by, { days });
+        const { rows, total } = aggregateUsage(entries, by, { days, ...(keyNames === undefined ? {} : { keyNames }) });
         return printJson({ since: new Date(since).toISOString(), by, days, rows, total });
       }
       const chart = interactive(process.stdout);
       const chartDays = days.slice(-CHART_DAYS);
-      const { rows, total } = aggregateUsage(entries, by, chart ? { days: chartDays } : {});
+      const { rows, total } = aggregateUsage(entries, by, { ...(chart ? { days: chartDays } : {}), ...(keyNames === undefined ? {} : { keyNames }) });
       printResult(renderUsageTable(rows, total, { by, chart, dayCount: chartDays.length, style: styleFor(process.stdout) }));
     });
 }

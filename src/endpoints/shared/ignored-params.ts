@@ -1,3 +1,4 @@
+import { echoableList } from '../../http/header-value.js';
 import type { RequestCall } from '../../http/request-call.js';
 import { genericFieldName } from '../validation/forward-compatible.js';
 
@@ -33,7 +34,9 @@ export class IgnoredParams {
   report(call: RequestCall): void {
     if (this.names.size === 0) return;
     const list = this.list;
-    call.headers[IGNORED_PARAMS_HEADER] = list.join(', ');
+    // The names come from the client's body: only sane ones, of bounded total length, go in a header (issue 14).
+    const shown = echoableList(list);
+    if (shown !== undefined) call.headers[IGNORED_PARAMS_HEADER] = shown;
     call.log.ignored_params = list;
   }
 }

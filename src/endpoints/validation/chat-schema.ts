@@ -1,6 +1,12 @@
 import { z } from 'zod';
+import { SURFACE_REASONING_EFFORTS } from '../../translate/chat/reasoning-effort.js';
+import { moderationSchema, promptCacheOptionsSchema } from './openai-platform-fields.js';
 
-/** POST /v1/chat/completions body (spec table), strict: unknown parameters are refused by name. */
+/**
+ * POST /v1/chat/completions body (spec table): every field openai 6.49's ChatCompletionCreateParams
+ * declares, strictly checked. Unknown names are handled by the forward-compatible parse
+ * (validation/forward-compatible.ts, DESIGN §5).
+ */
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).strict();
 const imagePart = z
@@ -54,6 +60,13 @@ const functionTool = z
 const toolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
   z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1) }).strict() }).strict(),
+  // Only these functions may be called: the endpoint offers just those (the hub has no such list).
+  z
+    .object({
+      type: z.literal('allowed_tools'),
+      allowed_tools: z.object({ mode: z.enum(['auto', 'required']), tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1) }).strict() }).strict()).min(1) }).strict(),
+    })
+    .strict(),
 ]);
 
 const responseFormat = z.discriminatedUnion('type', [
@@ -94,14 +107,14 @@ export const chatCompletionSchema = z
     user: z.string().optional(),
     n: z.number().int().min(1).max(10).nullable().optional(),
     stream: z.boolean().nullable().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).strict().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional(), include_obfuscation: z.boolean().optional() }).strict().nullable().optional(),
     tools: z.array(functionTool).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().optional(),
     response_format: responseFormat.optional(),
     logprobs: z.boolean().nullable().optional(),
     top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
-    reasoning_effort: z.enum(['low', 'medium', 'high']).nullable().optional(),
+    reasoning_effort: z.enum(SURFACE_REASONING_EFFORTS).nullable().optional(),
     preset: z.enum(['reasoning', 'non_reasoning']).optional(),
     request_id: z.string().max(256).optional(),
     // Blueprints and skills: documents validated by src/blueprints (schemas/*.schema.json).
@@ -115,8 +128,21 @@ export const chatCompletionSchema = z
     metadata: z.record(z.string(), z.string()).nullable().optional(),
     service_tier: z.string().nullable().optional(),
     logit_bias: z.record(z.string(), z.number()).nullable().optional(),
-    prompt_cache_key: z.string().optional(),
-    safety_identifier: z.string().optional(),
+    prompt_cache_key: z.string().nullable().optional(),
+    safety_identifier: z.string().nullable().optional(),
+    prompt_cache_retention: z.enum(['in_memory', '24h']).nullable().optional(),
+    prompt_cache_options: promptCacheOptionsSchema,
+    verbosity: z.enum(['low', 'medium', 'high']).nullable().optional(),
+    // A speed-up for edits (predicted output): the answer is the same without it.
+    prediction: z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(textPart)]) }).strict().nullable().optional(),
+    moderation: moderationSchema,
+    // Declared by the SDK; igw cannot honour them and dropping them would change the answer, so
+    // the endpoint refuses them by name (chat-completions.ts refuseUnservable).
+    audio: z.record(z.string(), z.unknown()).nullable().optional(),
+    modalities: z.array(z.enum(['text', 'audio'])).nullable().optional(),
+    functions: z.array(z.record(z.string(), z.unknown())).optional(),
+    function_call: z.union([z.enum(['none', 'auto']), z.object({ name: z.string() }).strict()]).optional(),
+    web_search_options: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
   .superRefine((body, context) => {
@@ -133,9 +159,9 @@ export const chatCompletionSchema = z
     // With skills, tool_choice is checked against the merged tools (src/blueprints/apply.ts).
     const skills = (body.skill_ids?.length ?? 0) + (body.skill_configs?.length ?? 0) > 0;
     if (typeof body.tool_choice === 'object' && !skills) {
-      const name = body.tool_choice.function.name;
-      if (!body.tools?.some((tool) => tool.function.name === name)) {
-        context.addIssue({ code: 'custom', path: ['tool_choice', 'function', 'name'], message: `no tool named "${name}" in tools` });
+      const named = body.tool_choice.type === 'function' ? [{ name: body.tool_choice.function.name, path: ['tool_choice', 'function', 'name'] }] : body.tool_choice.allowed_tools.tools.map((entry, index) => ({ name: entry.function.name, path: ['tool_choice', 'allowed_tools', 'tools', index, 'function', 'name'] }));
+      for (const { name, path } of named) {
+        if (!body.tools?.some((tool) => tool.function.name === name)) context.addIssue({ code: 'custom', path, message: `no tool named "${name}" in tools` });
       }
     }
     if (body.tool_choice === 'required' && !skills && (body.tools === undefined || body.tools.length === 0)) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { MessagesRequest } from '../../translate/messages/types.js';
+import { ANTHROPIC_ONLY_BLOCK_TYPES, ANTHROPIC_ONLY_RESULT_BLOCK_TYPES, type MessagesRequest } from '../../translate/messages/types.js';
 import { parseForwardCompatible } from './forward-compatible.js';
 import { deepestIssue, fieldPath, valueAt } from './zod-issues.js';
 
@@ -33,6 +33,14 @@ const imageSource = z.discriminatedUnion('type', [
 ]);
 const imageBlock = z.object({ type: z.literal('image'), source: imageSource, cache_control: cacheControl, transformations: passedOn }).strict();
 
+/**
+ * A block type the SDK declares and only Anthropic reads (types.ts ANTHROPIC_ONLY_BLOCK_TYPES):
+ * its fields are the upstream's to judge, so only the type is checked here.
+ */
+function anthropicOnlyBlock<Type extends string>(type: Type) {
+  return z.looseObject({ type: z.literal(type) });
+}
+
 const toolUseBlock = z
   .object({
     type: z.literal('tool_use'),
@@ -49,7 +57,7 @@ const toolResultBlock = z
   .object({
     type: z.literal('tool_result'),
     tool_use_id: z.string().min(1),
-    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textBlock, imageBlock]))]).optional(),
+    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textBlock, imageBlock, ...ANTHROPIC_ONLY_RESULT_BLOCK_TYPES.map(anthropicOnlyBlock)]))]).optional(),
     is_error: z.boolean().optional(),
     cache_control: cacheControl,
     toolset_name: passedOn,
@@ -60,14 +68,26 @@ const toolResultBlock = z
 const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string(), cache_control: cacheControl }).strict();
 const redactedThinkingBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string(), cache_control: cacheControl }).strict();
 
-const userBlock = z.discriminatedUnion('type', [textBlock, imageBlock, toolResultBlock]);
-const assistantBlock = z.discriminatedUnion('type', [textBlock, toolUseBlock, thinkingBlock, redactedThinkingBlock]);
+/** Beta mid-conversation tool changes (tool_addition / tool_removal): forwarded natively, refused when translating. */
+const toolChangeBlock = (type: 'tool_addition' | 'tool_removal') => z.object({ type: z.literal(type), tool: z.record(z.string(), z.unknown()), cache_control: cacheControl }).strict();
+const systemBlock = z.discriminatedUnion('type', [textBlock, toolChangeBlock('tool_addition'), toolChangeBlock('tool_removal')]);
+
+const anthropicOnlyBlocks = ANTHROPIC_ONLY_BLOCK_TYPES.map(anthropicOnlyBlock);
+const userBlock = z.discriminatedUnion('type', [textBlock, imageBlock, toolResultBlock, ...anthropicOnlyBlocks]);
+const assistantBlock = z.discriminatedUnion('type', [textBlock, toolUseBlock, thinkingBlock, redactedThinkingBlock, ...anthropicOnlyBlocks]);
 
 const message = z.discriminatedUnion('role', [
   z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlock).min(1)]) }).strict(),
   z.object({ role: z.literal('assistant'), content: z.union([z.string(), z.array(assistantBlock)]) }).strict(),
-  // SystemMessageParam: a system instruction at this point of the conversation.
-  z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textBlock)]) }).strict(),
+  // SystemMessageParam (beta BetaSystemMessageParam): an instruction at this point of the conversation.
+  z
+    .object({
+      role: z.literal('system'),
+      content: z.union([z.string(), z.array(systemBlock)]).optional(),
+      clear_at: passedOn,
+      output_config: passedOn,
+    })
+    .strict(),
 ]);
 
 const customTool = z
@@ -172,7 +192,7 @@ export type MessagesBody = z.output<typeof messagesSchema>;
 export type CountTokensBody = z.output<typeof countTokensSchema>;
 
 
-const ALLOWED_BLOCKS = { user: 'text, image, tool_result', assistant: 'text, tool_use, thinking, redacted_thinking', system: 'text' } as const;
+const ALLOWED_BLOCKS = { user: `text, image, tool_result, ${ANTHROPIC_ONLY_BLOCK_TYPES.join(', ')}`, assistant: `text, tool_use, thinking, redacted_thinking, ${ANTHROPIC_ONLY_BLOCK_TYPES.join(', ')}`, system: 'text, tool_addition, tool_removal' } as const;
 
 /**
  * Forward-compatible validation (forward-compatible.ts) with Messages-specific wording: a bad

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ResponsesRequest } from '../../translate/responses/types.js';
+import { SURFACE_REASONING_EFFORTS } from '../../translate/chat/reasoning-effort.js';
+import { moderationSchema, promptCacheOptionsSchema } from './openai-platform-fields.js';
+import { flatFunctionName } from '../../translate/responses/namespaced-names.js';
+import { parseForwardCompatible } from './forward-compatible.js';
 import { fieldPath } from './parse.js';
 import { deepestIssue, valueAt, type Issue } from './zod-issues.js';
 
@@ -13,7 +17,7 @@ import { deepestIssue, valueAt, type Issue } from './zod-issues.js';
  */
 
 /** Tool types the spec supports; any other type is refused by name. */
-export const SUPPORTED_TOOL_TYPES = ['function', 'file_search', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch'] as const;
+export const SUPPORTED_TOOL_TYPES = ['function', 'custom', 'namespace', 'file_search', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch', 'tool_search'] as const;
 
 /** Tool types the spec names as refused (computer use and code run on OpenAI's machines; MCP needs a server session). */
 const REFUSED_TOOL_TYPES: Readonly<Record<string, string>> = {
@@ -66,15 +70,32 @@ const assistantMessage = z
   })
   .strict();
 
-const functionCall = z.object({ type: z.literal('function_call'), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(), ...itemMeta }).strict();
-const functionCallOutput = z
+const functionCall = z
   .object({
-    type: z.literal('function_call_output'),
+    type: z.literal('function_call'),
     call_id: z.string().min(1),
-    output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage]))]),
+    name: z.string().min(1),
+    arguments: z.string(),
+    // The namespace tool the function belongs to (tools.ts maps it to the flat name it was offered as).
+    namespace: z.string().nullable().optional(),
+    // Who made the call (the model directly, or a program): the call is the same to the hub.
+    caller: z.unknown().optional(),
     ...itemMeta,
   })
   .strict();
+/** What a tool returned: text, or text and image parts (function and custom tools alike). */
+const toolOutputFields = {
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(z.discriminatedUnion('type', [inputText, inputImage]))]),
+  caller: z.unknown().optional(),
+  ...itemMeta,
+};
+const functionCallOutput = z.object({ type: z.literal('function_call_output'), ...toolOutputFields }).strict();
+
+const customToolCall = z
+  .object({ type: z.literal('custom_tool_call'), call_id: z.string().min(1), name: z.string().min(1), input: z.string(), namespace: z.string().nullable().optional(), caller: z.unknown().optional(), ...itemMeta })
+  .strict();
+const customToolCallOutput = z.object({ type: z.literal('custom_tool_call_output'), ...toolOutputFields }).strict();
 
 const shellAction = z
   .object({ commands: z.array(z.string()), timeout_ms: z.number().int().nonnegative().nullable().optional(), max_output_length: z.number().int().nonnegative().nullable().optional() })
@@ -126,6 +147,10 @@ const fileSearchCall = z
 // its whole transcript back, and dropped in translation.
 const reasoningItem = z.object({ type: z.literal('reasoning') }).passthrough();
 const webSearchCall = z.object({ type: z.literal('web_search_call') }).passthrough();
+// Tool search (discovering deferred tools): igw offers every tool up front, so these carry nothing.
+const toolSearchCall = z.object({ type: z.literal('tool_search_call') }).passthrough();
+const toolSearchOutput = z.object({ type: z.literal('tool_search_output') }).passthrough();
+const additionalTools = z.object({ type: z.literal('additional_tools') }).passthrough();
 
 const inputItem = z.discriminatedUnion('type', [
   // A message's shape depends on its role (assistant text is output_text).
@@ -137,17 +162,46 @@ const inputItem = z.discriminatedUnion('type', [
   applyPatchCall,
   applyPatchCallOutput,
   fileSearchCall,
+  customToolCall,
+  customToolCallOutput,
   reasoningItem,
   webSearchCall,
+  toolSearchCall,
+  toolSearchOutput,
+  additionalTools,
 ]);
 
-const functionTool = z
+const functionName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'function names use letters, digits, _ or -, at most 64');
+const functionFields = {
+  name: functionName,
+  description: z.string().nullable().optional(),
+  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  strict: z.boolean().nullable().optional(),
+  // OpenAI's tool search and programmatic calling: the function is offered to the model as is,
+  // which is what these hints amount to for a model without those features.
+  allowed_callers: z.array(z.enum(['direct', 'programmatic'])).nullable().optional(),
+  defer_loading: z.boolean().optional(),
+  output_schema: z.record(z.string(), z.unknown()).nullable().optional(),
+};
+const functionTool = z.object({ type: z.literal('function'), ...functionFields }).strict();
+const customTool = z
   .object({
-    type: z.literal('function'),
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'function names use letters, digits, _ or -, at most 64'),
-    description: z.string().nullable().optional(),
-    parameters: z.record(z.string(), z.unknown()).nullable().optional(),
-    strict: z.boolean().nullable().optional(),
+    type: z.literal('custom'),
+    name: functionName,
+    description: z.string().optional(),
+    format: z
+      .discriminatedUnion('type', [z.object({ type: z.literal('text') }).strict(), z.object({ type: z.literal('grammar'), syntax: z.string(), definition: z.string() }).strict()])
+      .optional(),
+    allowed_callers: functionFields.allowed_callers,
+    defer_loading: functionFields.defer_loading,
+  })
+  .strict();
+const namespaceTool = z
+  .object({
+    type: z.literal('namespace'),
+    name: functionName,
+    description: z.string(),
+    tools: z.array(z.discriminatedUnion('type', [functionTool, customTool])).min(1),
   })
   .strict();
 
@@ -171,6 +225,10 @@ const fileSearchTool = z
 
 const tool = z.discriminatedUnion('type', [
   functionTool,
+  customTool,
+  namespaceTool,
+  // Tool search finds deferred tools; igw offers every tool up front, so it is dropped (named).
+  z.object({ type: z.literal('tool_search'), description: z.string().nullable().optional(), execution: z.enum(['server', 'client']).optional(), parameters: z.unknown().optional() }).strict(),
   fileSearchTool,
   // Hosted web search: passed to the provider as sent (its options are the provider's business).
   z.object({ type: z.literal('web_search') }).passthrough(),
@@ -182,8 +240,15 @@ const tool = z.discriminatedUnion('type', [
 
 const toolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('function'), name: z.string().min(1) }).strict(),
+  z.object({ type: z.enum(['function', 'custom']), name: z.string().min(1) }).strict(),
   z.object({ type: z.enum(['file_search', 'shell', 'apply_patch', 'web_search', 'web_search_preview']) }).strict(),
+  z
+    .object({
+      type: z.literal('allowed_tools'),
+      mode: z.enum(['auto', 'required']),
+      tools: z.array(z.object({ type: z.string().min(1), name: z.string().optional(), namespace: z.string().optional() }).passthrough()).min(1),
+    })
+    .strict(),
 ]);
 
 const textFormat = z.discriminatedUnion('type', [
@@ -217,7 +282,13 @@ export const responsesSchema = z
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_obfuscation: z.boolean().optional() }).strict().nullable().optional(),
     reasoning: z
-      .object({ effort: z.enum(['low', 'medium', 'high']).nullable().optional(), summary: z.string().nullable().optional(), generate_summary: z.string().nullable().optional() })
+      .object({
+        effort: z.enum(SURFACE_REASONING_EFFORTS).nullable().optional(),
+        summary: z.string().nullable().optional(),
+        generate_summary: z.string().nullable().optional(),
+        context: z.enum(['auto', 'current_turn', 'all_turns']).nullable().optional(),
+        mode: z.string().optional(),
+      })
       .strict()
       .nullable()
       .optional(),
@@ -227,11 +298,18 @@ export const responsesSchema = z
     text: z.object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullable().optional() }).strict().nullable().optional(),
     include: z.array(z.enum(INCLUDABLE)).nullable().optional(),
     max_tool_calls: z.number().int().positive().nullable().optional(),
+    top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+    // Server-side compaction and cache hints of OpenAI's: nothing for igw to run.
+    context_management: z.array(z.object({ type: z.string(), compact_threshold: z.number().nullable().optional() }).strict()).nullable().optional(),
+    prompt_cache_options: promptCacheOptionsSchema,
+    moderation: moderationSchema,
     // Accepted so existing SDK code keeps working; they change nothing here.
     metadata: z.record(z.string(), z.string()).nullable().optional(),
     truncation: z.enum(['auto', 'disabled']).nullable().optional(),
     service_tier: z.string().nullable().optional(),
-    prompt_cache_key: z.string().optional(),
+    prompt_cache_key: z.string().nullable().optional(),
+    // Codex sends its turn metadata here (not in the SDK types): forwarded natively, else unused.
+    client_metadata: z.record(z.string(), z.unknown()).nullable().optional(),
     prompt_cache_retention: z.string().nullable().optional(),
     safety_identifier: z.string().optional(),
     background: z.literal(false).nullable().optional(),
@@ -247,78 +325,91 @@ export const responsesSchema = z
     const tools = body.tools ?? [];
     // Built-in tools are offered to the model as functions of these names: a client function of
     // the same name would be ambiguous.
-    const names = new Map<string, number>();
+    const names = new Map<string, string>();
+    const claim = (name: string, path: Array<string | number>) => {
+      const earlier = names.get(name);
+      if (earlier !== undefined) context.addIssue({ code: 'custom', path, message: `a tool named "${name}" is already defined at ${earlier}` });
+      else names.set(name, fieldPath(path));
+    };
     tools.forEach((entry, index) => {
-      const name = entry.type === 'function' ? entry.name : entry.type === 'function_shell' ? 'shell' : entry.type;
-      if (entry.type === 'web_search' || entry.type === 'web_search_preview') return;
-      if (names.has(name)) context.addIssue({ code: 'custom', path: ['tools', index], message: `a tool named "${name}" is already defined at tools[${names.get(name)}]` });
-      else names.set(name, index);
+      if (entry.type === 'web_search' || entry.type === 'web_search_preview' || entry.type === 'tool_search') return;
+      if (entry.type === 'namespace') {
+        // Namespace functions reach chat models under flat names (translate/responses/namespaced-names.ts).
+        entry.tools.forEach((member, memberIndex) => claim(flatFunctionName(entry.name, member.name), ['tools', index, 'tools', memberIndex]));
+        return;
+      }
+      claim(entry.type === 'function' || entry.type === 'custom' ? entry.name : entry.type === 'function_shell' ? 'shell' : entry.type, ['tools', index]);
     });
     const choice = body.tool_choice;
     // With skills, tool_choice is checked against the merged tools (src/blueprints/apply.ts).
     if ((body.skill_ids?.length ?? 0) + (body.skill_configs?.length ?? 0) > 0) return;
     if (choice === 'required' && tools.length === 0) context.addIssue({ code: 'custom', path: ['tool_choice'], message: 'tool_choice "required" needs at least one tool' });
-    if (typeof choice === 'object') {
-      const wanted = choice.type === 'function' ? choice.name : choice.type;
-      const present = tools.some((entry) =>
-        choice.type === 'function' ? entry.type === 'function' && entry.name === wanted : entry.type === choice.type || (choice.type === 'shell' && entry.type === 'function_shell'),
-      );
-      if (!present) context.addIssue({ code: 'custom', path: ['tool_choice'], message: `tool_choice names ${choice.type === 'function' ? `function "${wanted}"` : `a ${wanted} tool`}, which is not among the request's tools` });
+    if (typeof choice === 'object' && choice.type !== 'allowed_tools') {
+      const named = choice.type === 'function' || choice.type === 'custom';
+      const wanted = named ? choice.name : choice.type;
+      const present = tools.some((entry) => (named ? entry.type === choice.type && entry.name === wanted : entry.type === choice.type || (choice.type === 'shell' && entry.type === 'function_shell')));
+      if (!present) context.addIssue({ code: 'custom', path: ['tool_choice'], message: `tool_choice names ${named ? `${choice.type} tool "${wanted}"` : `a ${wanted} tool`}, which is not among the request's tools` });
     }
   });
 
 export type ResponsesBody = z.output<typeof responsesSchema>;
 
+/** A validated /v1/responses body: the request as translation reads it, the whole body, the unknown names. */
+export interface ParsedResponses {
+  request: ResponsesRequest;
+  body: ResponsesBody;
+  /** Fields igw does not know (DESIGN §5), removed from `request` and `body`; empty with strict_params. */
+  unknownFields: string[];
+}
+
 /**
  * Validates a /v1/responses body. Checks that must win over generic shape errors come first:
  * statefulness (previous_response_id, conversation, item_reference) and tool types the spec
- * refuses, each named.
+ * refuses, each named. Unknown names pass (forward-compatible parse) unless `strict`.
  */
-export function parseResponsesBody(body: unknown): ResponsesRequest {
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const raw = body as Record<string, unknown>;
-    if (raw['previous_response_id'] != null) {
-      throw new GatewayError('VALIDATION_4001', 'previous_response_id is not supported: igw keeps no responses; send the whole conversation in "input".', { field: 'previous_response_id' });
-    }
-    if (raw['conversation'] != null) {
-      throw new GatewayError('VALIDATION_4005', 'conversation is not supported: igw keeps no conversations; send the whole conversation in "input".', { field: 'conversation' });
-    }
-    if (raw['background'] === true) {
-      throw new GatewayError('VALIDATION_4005', 'background responses are not supported: igw keeps no responses to poll; send the request without "background".', { field: 'background' });
-    }
-    if (raw['prompt'] != null) throw new GatewayError('VALIDATION_4005', 'Stored prompts ("prompt") are not supported: send "instructions" and "input" instead.', { field: 'prompt' });
-    checkToolTypes(raw['tools']);
-    normalizeInputItems(raw['input']);
-  }
-  return parseStrict(body) as unknown as ResponsesRequest;
-}
-
-
-/** parse.ts rules (missing → VALIDATION_4002, anything else → VALIDATION_4005, field named) on the deepest issue. */
-function parseStrict(body: unknown): ResponsesBody {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+export function parseResponsesBody(raw: unknown, strict = false): ParsedResponses {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new GatewayError('VALIDATION_4005', 'The request body must be a JSON object.', { field: 'body' });
   }
-  const result = responsesSchema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = deepestIssue(result.error.issues[0] as unknown as Issue);
+  const record = raw as Record<string, unknown>;
+  if (record['previous_response_id'] != null) {
+    throw new GatewayError('VALIDATION_4001', 'previous_response_id is not supported: igw keeps no responses; send the whole conversation in "input".', { field: 'previous_response_id' });
+  }
+  if (record['conversation'] != null) {
+    throw new GatewayError('VALIDATION_4005', 'conversation is not supported: igw keeps no conversations; send the whole conversation in "input".', { field: 'conversation' });
+  }
+  if (record['background'] === true) {
+    throw new GatewayError('VALIDATION_4005', 'background responses are not supported: igw keeps no responses to poll; send the request without "background".', { field: 'background' });
+  }
+  if (record['prompt'] != null) throw new GatewayError('VALIDATION_4005', 'Stored prompts ("prompt") are not supported: send "instructions" and "input" instead.', { field: 'prompt' });
+  checkToolTypes(record['tools']);
+  normalizeInputItems(record['input']);
+  const parsed = parseForwardCompatible(responsesSchema, raw, strict);
+  if (!parsed.success) throw validationRefusal(parsed.issues[0]!, raw, strict);
+  return { request: parsed.data as unknown as ResponsesRequest, body: parsed.data, unknownFields: parsed.unknownFields };
+}
+
+/** parse.ts rules (missing → VALIDATION_4002, anything else → VALIDATION_4005, field named) on the deepest issue. */
+function validationRefusal(first: Issue, body: unknown, strict: boolean): GatewayError {
+  const issue = deepestIssue(first);
   if (issue.code === 'unrecognized_keys') {
     const field = fieldPath([...issue.path, issue.keys?.[0] ?? '']);
-    throw new GatewayError('VALIDATION_4005', `Unknown parameter "${field}".`, { field });
+    return new GatewayError('VALIDATION_4005', `Unknown parameter "${field}"${strict ? ' (server.strict_params is on)' : ''}.`, { field });
   }
   const field = fieldPath(issue.path);
   const value = valueAt(body, issue.path);
   if (issue.code !== 'custom' && issue.path.length > 0 && value === undefined) {
-    throw new GatewayError('VALIDATION_4002', `Missing required field "${field}".`, { field });
+    return new GatewayError('VALIDATION_4002', `Missing required field "${field}".`, { field });
   }
   const got = typeof value === 'string' ? ` (got ${JSON.stringify(value)})` : '';
-  throw new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${issue.message}${got}.`, { field: field || 'body' });
+  return new GatewayError('VALIDATION_4005', `Invalid value for "${field || 'body'}": ${issue.message}${got}.`, { field: field || 'body' });
 }
 
 function checkToolTypes(tools: unknown): void {
   if (!Array.isArray(tools)) return;
   tools.forEach((entry, index) => {
     const type = (entry as { type?: unknown } | null)?.type;
+    if (type === 'namespace') checkNamespaceMembers((entry as { tools?: unknown }).tools, index);
     if (typeof type !== 'string' || (SUPPORTED_TOOL_TYPES as readonly string[]).includes(type)) return;
     const field = `tools[${index}].type`;
     const why = REFUSED_TOOL_TYPES[type];
@@ -330,6 +421,19 @@ function checkToolTypes(tools: unknown): void {
         : `Tool type "${type}" is not supported by igw: ${why}. Supported tool types: ${supported}.`,
       { field, tool_type: type },
     );
+  });
+}
+
+/** A namespace groups function and custom tools (OpenAI's NamespaceTool); any other member type is refused by name. */
+function checkNamespaceMembers(members: unknown, toolIndex: number): void {
+  if (!Array.isArray(members)) return;
+  members.forEach((member, index) => {
+    const type = (member as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || type === 'function' || type === 'custom') return;
+    throw new GatewayError('VALIDATION_4005', `Tool type "${type}" inside namespace tools[${toolIndex}] is not supported by igw: namespaces may hold function and custom tools.`, {
+      field: `tools[${toolIndex}].tools[${index}].type`,
+      tool_type: type,
+    });
   });
 }
 

@@ -33,6 +33,7 @@ export async function attachableFiles(
       source: { kind: 'file' },
       attributes: entry.attributes ?? defaults.attributes ?? {},
       chunking_strategy: fileChunking(entry.chunking_strategy, requestDefault),
+      key_id: call.principal.keyId,
     });
   }
   return files;

@@ -21,6 +21,7 @@ export async function handleTextSource(call: RequestCall): Promise<void> {
       attributes: body.attributes ?? {},
       chunking_strategy: chunking,
       bytes: Buffer.from(body.text, 'utf8'),
+      key_id: call.principal.keyId,
     },
   ]);
   sendFile(call, record!);
@@ -49,6 +50,7 @@ export async function handleUrlSource(call: RequestCall): Promise<void> {
       source: { kind: 'url', url: url.href },
       attributes: body.attributes ?? {},
       chunking_strategy: chunking,
+      key_id: call.principal.keyId,
     },
   ]);
   sendFile(call, record!);

@@ -67,6 +67,7 @@ export async function handleVectorStoreUpload(call: RequestCall): Promise<void> 
       source: { kind: 'file', mime_type: mimeType === 'application/octet-stream' ? null : mimeType },
       attributes,
       chunking_strategy: chunking,
+      key_id: call.principal.keyId,
     },
   ]);
   sendFile(call, file!);

@@ -174,13 +174,15 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
 }
 
 /**
- * The hub request as the upstream body: the route's model, our stream flag, no undefined
- * fields. Streams always ask for usage (`stream_options.include_usage`) so they are metered.
+ * The hub request as the upstream body: the client's unknown top-level fields (the same wire,
+ * forwarded untouched: DESIGN §5), the route's model, our stream flag, no undefined fields.
+ * Streams always ask for usage (`stream_options.include_usage`) so they are metered.
  */
 export function upstreamChatBody(request: ChatRequest, upstreamModel: string, stream: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
+  // Fields igw does not know go first, so a known field of the same name keeps igw's value.
+  const body: Record<string, unknown> = { ...request.unknown_fields };
   for (const [key, value] of Object.entries(request)) {
-    if (value !== undefined) body[key] = value;
+    if (value !== undefined && key !== 'unknown_fields') body[key] = value;
   }
   body['model'] = upstreamModel;
   body['stream'] = stream;

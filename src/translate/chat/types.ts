@@ -56,6 +56,12 @@ export interface ChatRequest {
   logprobs?: boolean;
   top_logprobs?: number;
   reasoning_effort?: 'low' | 'medium' | 'high';
+  /**
+   * Top-level fields the client sent on the chat wire that igw does not know (DESIGN §5): a
+   * provider that speaks that wire gets them as sent (openai-compatible adapter); a translating
+   * provider never reads them (the endpoint names them in igw-ignored-params).
+   */
+  unknown_fields?: Record<string, unknown>;
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'blocked' | 'blueprint_override';

@@ -34,7 +34,7 @@ export function messagesToChat(request: MessagesRequest, upstreamModelName: stri
   if (system !== undefined) messages.push({ role: 'system', content: system });
   request.messages.forEach((message, messageIndex) => {
     if (message.role === 'system') {
-      const text = systemText(message.content);
+      const text = systemText(typeof message.content === 'string' ? message.content : (message.content ?? []).filter((block): block is MessagesTextBlock => block.type === 'text'));
       if (text !== undefined) messages.push({ role: 'system', content: text });
       return;
     }

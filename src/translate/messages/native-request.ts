@@ -21,7 +21,7 @@ export function toNativeMessagesBody(request: MessagesRequest, upstreamModel: st
   if (stream) body['stream'] = true;
   if (Array.isArray(request.system)) body['system'] = request.system.map(withoutCacheControl);
   body['messages'] = request.messages.map((message) =>
-    typeof message.content === 'string'
+    !Array.isArray(message.content)
       ? { ...message }
       : {
           ...message,

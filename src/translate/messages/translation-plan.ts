@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { MessagesRequest, MessagesServerTool, MessagesTool } from './types.js';
+import { ANTHROPIC_ONLY_BLOCK_TYPES, ANTHROPIC_ONLY_RESULT_BLOCK_TYPES, type MessagesRequest, type MessagesServerTool, type MessagesTool } from './types.js';
 
 /**
  * What translating a /v1/messages request to the chat hub cannot carry (DESIGN §5 "Forward
@@ -73,19 +73,50 @@ export function planMessagesTranslation(request: MessagesRequest, options: { rea
   });
 
   request.messages.forEach((message, messageIndex) => {
+    if (message.role === 'system') {
+      // Beta options of a mid-conversation system message: when it stops applying, its effort.
+      if (present(message.clear_at)) ignored.push(`messages[${messageIndex}].clear_at`);
+      if (present(message.output_config)) ignored.push(`messages[${messageIndex}].output_config`);
+      if (typeof message.content === 'string') return;
+      (message.content ?? []).forEach((block, blockIndex) => {
+        if (block.type !== 'text') {
+          refuse(
+            `messages[${messageIndex}].content[${blockIndex}]`,
+            `messages[${messageIndex}].content[${blockIndex}] (${block.type}) changes the tools offered in the middle of the conversation, which only a model routed to an Anthropic-kind provider supports; send the full tool list in "tools" instead.`,
+          );
+        }
+      });
+      return;
+    }
     if (typeof message.content === 'string') return;
     message.content.forEach((block, blockIndex) => {
       const path = `messages[${messageIndex}].content[${blockIndex}]`;
       // Earlier reasoning is signed for Anthropic's own models; another model cannot use it.
-      if (block.type === 'thinking' || block.type === 'redacted_thinking') ignored.push(`messages[].content[${block.type}]`);
+      if (isAnthropicOnly(block)) refuse(path, onlyAnthropicReads(path, block.type));
+      else if (block.type === 'thinking' || block.type === 'redacted_thinking') ignored.push(`messages[].content[${block.type}]`);
       else if (block.type === 'tool_use') {
         if (present(block.caller)) ignored.push(`${path}.caller`);
         if (present(block.toolset_name)) ignored.push(`${path}.toolset_name`);
-      } else if (block.type === 'tool_result' && present(block.toolset_name)) ignored.push(`${path}.toolset_name`);
+      } else if (block.type === 'tool_result') {
+        if (present(block.toolset_name)) ignored.push(`${path}.toolset_name`);
+        if (Array.isArray(block.content)) {
+          block.content.forEach((part, partIndex) => {
+            if (isAnthropicOnly(part)) refuse(`${path}.content[${partIndex}]`, onlyAnthropicReads(`${path}.content[${partIndex}]`, part.type));
+          });
+        }
+      }
       else if (block.type === 'image' && present(block.transformations)) ignored.push(`${path}.transformations`);
     });
   });
   return { ignored, refusal };
+}
+
+function isAnthropicOnly(block: { type: string }): boolean {
+  return (ANTHROPIC_ONLY_BLOCK_TYPES as readonly string[]).includes(block.type) || (ANTHROPIC_ONLY_RESULT_BLOCK_TYPES as readonly string[]).includes(block.type);
+}
+
+function onlyAnthropicReads(field: string, type: string): string {
+  return `${field} is a "${type}" block, which only a model routed to an Anthropic-kind provider can read; leaving it out would change the answer. Send its content as text, or pick such a model.`;
 }
 
 /** A tool whose type names one of Anthropic's server-run tools (anything but a custom tool). */

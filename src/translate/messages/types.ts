@@ -35,7 +35,7 @@ export interface MessagesToolUseBlock {
 export interface MessagesToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content?: string | Array<MessagesTextBlock | MessagesImageBlock>;
+  content?: string | Array<MessagesTextBlock | MessagesImageBlock | MessagesAnthropicOnlyBlock>;
   is_error?: boolean;
   cache_control?: unknown;
   toolset_name?: unknown;
@@ -55,12 +55,59 @@ export interface MessagesRedactedThinkingBlock {
   cache_control?: unknown;
 }
 
-export type MessagesRequestBlock = MessagesTextBlock | MessagesImageBlock | MessagesToolUseBlock | MessagesToolResultBlock | MessagesThinkingBlock | MessagesRedactedThinkingBlock;
+/**
+ * Content blocks @anthropic-ai/sdk declares that only Anthropic itself reads or produces
+ * (documents, search results, server tool calls and their results, MCP, compaction, …): a native
+ * upstream gets them as sent; a translated call refuses them by name (translation-plan.ts),
+ * since dropping a document or a tool result would change the answer.
+ */
+export const ANTHROPIC_ONLY_BLOCK_TYPES = [
+  'document',
+  'search_result',
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'advisor_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'mcp_tool_listing',
+  'container_upload',
+  'compaction',
+  'fallback',
+] as const;
+
+/** Inside a tool_result: the declared blocks besides text and image. */
+export const ANTHROPIC_ONLY_RESULT_BLOCK_TYPES = ['document', 'search_result', 'tool_reference', 'browser_state'] as const;
+
+export interface MessagesAnthropicOnlyBlock {
+  type: (typeof ANTHROPIC_ONLY_BLOCK_TYPES)[number] | (typeof ANTHROPIC_ONLY_RESULT_BLOCK_TYPES)[number];
+  [field: string]: unknown;
+}
+
+export type MessagesRequestBlock =
+  | MessagesTextBlock
+  | MessagesImageBlock
+  | MessagesToolUseBlock
+  | MessagesToolResultBlock
+  | MessagesThinkingBlock
+  | MessagesRedactedThinkingBlock
+  | MessagesAnthropicOnlyBlock;
 
 export type MessagesRequestMessage =
   | { role: 'user' | 'assistant'; content: string | MessagesRequestBlock[] }
   /** SystemMessageParam: an instruction at this point of the conversation (beta mid-conversation-system). */
-  | { role: 'system'; content: string | MessagesTextBlock[] };
+  | { role: 'system'; content?: string | Array<MessagesTextBlock | MessagesToolChangeBlock>; clear_at?: unknown; output_config?: unknown };
+
+/** Beta: a tool added to or removed from the offer at this point of the conversation. */
+export interface MessagesToolChangeBlock {
+  type: 'tool_addition' | 'tool_removal';
+  tool: Record<string, unknown>;
+  cache_control?: unknown;
+}
 
 /** A client-defined tool (`type` absent or "custom"). */
 export interface MessagesTool {

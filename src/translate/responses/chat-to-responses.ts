@@ -56,7 +56,7 @@ export interface TurnOutput {
 /**
  * A hub answer (one model turn) → output items, numbered from `firstIndex`, in the order the
  * stream state machine emits them: a reasoning item when the model reported its reasoning
- * (hub reasoning_content), a message item when there is text (a refusal counts as text), then the function calls, then the shell / apply_patch calls (the stream holds those
+ * (hub reasoning_content), a message item when there is text (a refusal counts as text), then the function calls, then the custom / shell / apply_patch calls (the stream holds those
  * until their arguments are complete). file_search calls are returned apart: the caller runs
  * them and adds their items after these.
  */
@@ -71,10 +71,10 @@ export function turnOutput(response: ChatResponse, tools: ToolPlan, responseId: 
   if (text !== '') items.push(messageItem(itemId('message', responseId, firstIndex + items.length), text, messageStatus(finishReason)));
   const calls = choice?.message.tool_calls ?? [];
   const kindOf = (call: ToolCall) => tools.kinds.get(call.function.name) ?? 'function';
-  for (const call of calls) if (kindOf(call) === 'function') items.push(toolCallItem(call, 'function', responseId, firstIndex + items.length));
+  for (const call of calls) if (kindOf(call) === 'function') items.push(toolCallItem(call, 'function', responseId, firstIndex + items.length, tools.namespaced));
   for (const call of calls) {
     const kind = kindOf(call);
-    if (kind === 'shell' || kind === 'apply_patch') items.push(toolCallItem(call, kind, responseId, firstIndex + items.length));
+    if (kind === 'custom' || kind === 'shell' || kind === 'apply_patch') items.push(toolCallItem(call, kind, responseId, firstIndex + items.length, tools.namespaced));
     else if (kind === 'file_search') internalCalls.push(call);
   }
   return { items, internalCalls, finishReason };

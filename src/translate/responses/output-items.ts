@@ -1,9 +1,11 @@
 import type { ToolCall } from '../chat/types.js';
+import type { NamespacedName } from './namespaced-names.js';
 import type { ToolKind } from './tools.js';
 import type {
   ApplyPatchOperation,
   FileSearchResult,
   OutputApplyPatchCallItem,
+  OutputCustomToolCallItem,
   OutputFileSearchCallItem,
   OutputFunctionCallItem,
   OutputMessageItem,
@@ -19,7 +21,7 @@ import type {
  * answer, stable, and the same whether the answer was streamed or not.
  */
 
-const ITEM_PREFIX = { reasoning: 'rs', message: 'msg', function_call: 'fc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs' } as const;
+const ITEM_PREFIX = { reasoning: 'rs', message: 'msg', function_call: 'fc', custom_tool_call: 'ctc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs' } as const;
 
 export function itemId(kind: keyof typeof ITEM_PREFIX, responseId: string, outputIndex: number): string {
   return `${ITEM_PREFIX[kind]}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
@@ -35,11 +37,16 @@ export function messageItem(id: string, text: string, status: OutputMessageItem[
   return { type: 'message', id, role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [] }] };
 }
 
-/** A completed model tool call as the item its kind calls for (file_search calls are built by the runner). */
-export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search'>, responseId: string, outputIndex: number): ResponsesOutputItem {
+/**
+ * A completed model tool call as the item its kind calls for (file_search calls are built by the
+ * runner); `namespaced` names the flat function names that stand for namespace functions.
+ */
+export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search'>, responseId: string, outputIndex: number, namespaced?: ReadonlyMap<string, NamespacedName>): ResponsesOutputItem {
   switch (kind) {
     case 'function':
-      return functionCallItem(itemId('function_call', responseId, outputIndex), call, 'completed');
+      return functionCallItem(itemId('function_call', responseId, outputIndex), call, 'completed', namespaced);
+    case 'custom':
+      return customToolCallItem(itemId('custom_tool_call', responseId, outputIndex), call, namespaced);
     case 'shell':
       return shellCallItem(itemId('shell_call', responseId, outputIndex), call);
     case 'apply_patch':
@@ -51,8 +58,21 @@ export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_searc
   }
 }
 
-export function functionCallItem(id: string, call: ToolCall, status: OutputFunctionCallItem['status']): OutputFunctionCallItem {
-  return { type: 'function_call', id, call_id: call.id, name: call.function.name, arguments: call.function.arguments, status };
+/** A function call; a namespace function's call carries its own name and its `namespace` (as OpenAI sends it). */
+export function functionCallItem(id: string, call: ToolCall, status: OutputFunctionCallItem['status'], namespaced?: ReadonlyMap<string, NamespacedName>): OutputFunctionCallItem {
+  const member = namespaced?.get(call.function.name);
+  const item: OutputFunctionCallItem = { type: 'function_call', id, call_id: call.id, name: member?.name ?? call.function.name, arguments: call.function.arguments, status };
+  if (member !== undefined) item.namespace = member.namespace;
+  return item;
+}
+
+/** A custom tool's call: the text the model put in the function's `input` argument. */
+function customToolCallItem(id: string, call: ToolCall, namespaced?: ReadonlyMap<string, NamespacedName>): OutputCustomToolCallItem {
+  const member = namespaced?.get(call.function.name);
+  const input = parseObject(call.function.arguments)['input'];
+  const item: OutputCustomToolCallItem = { type: 'custom_tool_call', id, call_id: call.id, name: member?.name ?? call.function.name, input: typeof input === 'string' ? input : '', status: 'completed' };
+  if (member !== undefined) item.namespace = member.namespace;
+  return item;
 }
 
 function shellCallItem(id: string, call: ToolCall): OutputShellCallItem {

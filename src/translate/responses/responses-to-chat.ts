@@ -1,6 +1,8 @@
+import { hubReasoningEffort } from '../chat/reasoning-effort.js';
 import type { ChatMessage, ChatRequest, ContentPart, TextPart, ToolCall } from '../chat/types.js';
 import { fileSearchResultsText } from './file-search-text.js';
-import { hubToolChoice, type ToolPlan } from './tools.js';
+import { flatFunctionName } from './namespaced-names.js';
+import { allowedFunctions, hubToolChoice, type ToolPlan } from './tools.js';
 import type { InputImagePart, InputTextPart, ResponsesInputItem, ResponsesRequest } from './types.js';
 
 /**
@@ -14,12 +16,16 @@ import type { InputImagePart, InputTextPart, ResponsesInputItem, ResponsesReques
  * - consecutive tool calls (function_call, shell_call, apply_patch_call, file_search_call) form
  *   one assistant message with tool_calls, joined to a directly preceding assistant text turn;
  *   built-in calls are calls of their function (tools.ts) with the item's fields as arguments;
- * - outputs (function_call_output, shell_call_output, apply_patch_call_output) → tool messages;
+ *   a function_call with a `namespace` is a call of the flat name (namespaced-names.ts); a
+ *   custom_tool_call is a call of its function with `{input}` as arguments;
+ * - outputs (function_call_output, custom_tool_call_output, shell_call_output,
+ *   apply_patch_call_output) → tool messages;
  *   images in a function output follow in a user message (the chat wire has no tool images);
  *   a file_search_call item also yields its results as the tool message;
- * - reasoning and web_search_call items are dropped (nothing the hub can carry);
- * - max_output_tokens → max_tokens; reasoning.effort → reasoning_effort; text.format →
- *   response_format; tools and tool_choice per tools.ts; sampling parameters copied.
+ * - reasoning, web_search_call and tool-search items are dropped (nothing the hub can carry);
+ * - max_output_tokens → max_tokens; reasoning.effort → reasoning_effort (nearest hub level); text.format →
+ *   response_format; tools and tool_choice per tools.ts (allowed_tools: only those tools are
+ *   offered, its mode is the choice); sampling parameters copied.
  */
 export function responsesToChat(request: ResponsesRequest, upstreamModelName: string, tools: ToolPlan, imageFields?: Map<string, string>): ChatRequest {
   const messages: ChatMessage[] = [];
@@ -39,9 +45,11 @@ export function responsesToChat(request: ResponsesRequest, upstreamModelName: st
   if (request.stop != null && request.stop.length > 0) chat.stop = request.stop;
   if (request.seed != null) chat.seed = request.seed;
   if (request.user !== undefined && request.user !== '') chat.user = request.user;
-  if (request.reasoning?.effort != null) chat.reasoning_effort = request.reasoning.effort;
-  if (tools.functions.length > 0) {
-    chat.tools = tools.functions;
+  const effort = request.reasoning?.effort == null ? undefined : hubReasoningEffort(request.reasoning.effort);
+  if (effort !== undefined) chat.reasoning_effort = effort;
+  const offered = allowedFunctions(tools, request.tool_choice);
+  if (offered.length > 0) {
+    chat.tools = offered;
     if (request.tool_choice !== undefined) chat.tool_choice = hubToolChoice(request.tool_choice);
     if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;
   }
@@ -77,9 +85,17 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
       messages.push({ role: item.role, content: text });
       return;
     }
-    case 'function_call':
-      pushToolCall(messages, { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
+    case 'function_call': {
+      // A namespace function's earlier call goes back under the flat name it was offered as.
+      const name = item.namespace != null && item.namespace !== '' ? flatFunctionName(item.namespace, item.name) : item.name;
+      pushToolCall(messages, { id: item.call_id, type: 'function', function: { name, arguments: item.arguments } });
       return;
+    }
+    case 'custom_tool_call': {
+      const name = item.namespace != null && item.namespace !== '' ? flatFunctionName(item.namespace, item.name) : item.name;
+      pushToolCall(messages, { id: item.call_id, type: 'function', function: { name, arguments: JSON.stringify({ input: item.input }) } });
+      return;
+    }
     case 'shell_call':
       pushToolCall(messages, { id: item.call_id, type: 'function', function: { name: 'shell', arguments: JSON.stringify(item.action) } });
       return;
@@ -92,7 +108,8 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
       messages.push({ role: 'tool', tool_call_id: item.id, content: fileSearchResultsText(query, item.results) });
       return;
     }
-    case 'function_call_output': {
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
       if (typeof item.output === 'string') {
         messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
         return;
@@ -111,6 +128,9 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
       return;
     case 'reasoning':
     case 'web_search_call':
+    case 'tool_search_call':
+    case 'tool_search_output':
+    case 'additional_tools':
       return;
     default: {
       const unknownItem: never = item;

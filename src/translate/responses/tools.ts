@@ -1,5 +1,6 @@
 import type { FunctionTool, ToolChoice } from '../chat/types.js';
-import type { FileSearchToolDefinition, ResponsesTool, ResponsesToolChoice } from './types.js';
+import { flatFunctionName, type NamespacedName } from './namespaced-names.js';
+import type { CustomToolDefinition, FileSearchToolDefinition, FunctionToolDefinition, ResponsesTool, ResponsesToolChoice } from './types.js';
 
 /**
  * How each surface tool reaches the model (spec "POST /v1/responses", tools). Every tool the hub
@@ -8,18 +9,24 @@ import type { FileSearchToolDefinition, ResponsesTool, ResponsesToolChoice } fro
  * - `shell` (also `function_shell`) and `apply_patch`: client-executed built-ins → `shell_call` /
  *   `apply_patch_call` items in OpenAI's shapes, so agents written for them run their own tools;
  * - `file_search`: executed by igw itself against the caller's vector stores → a
- *   `file_search_call` item, and the model continues with the results.
+ *   `file_search_call` item, and the model continues with the results;
+ * - `custom` (free-text input, optionally a grammar): a function whose one argument `input`
+ *   carries the text → a `custom_tool_call` item with that `input`;
+ * - `namespace`: each of its functions under a flat name (namespaced-names.ts) → a
+ *   `function_call` (or `custom_tool_call`) item carrying the tool's own name and its `namespace`.
  * web_search / web_search_preview have no hub form: only a provider that speaks the Responses
  * API natively can run them (endpoints/responses-native.ts).
  */
 
-export type ToolKind = 'function' | 'shell' | 'apply_patch' | 'file_search';
+export type ToolKind = 'function' | 'custom' | 'shell' | 'apply_patch' | 'file_search';
 
 export interface ToolPlan {
   /** The functions offered to the model, in request order. */
   functions: FunctionTool[];
   /** Function name → what a call of it becomes. */
   kinds: ReadonlyMap<string, ToolKind>;
+  /** Flat function name → the namespace function it stands for. */
+  namespaced: ReadonlyMap<string, NamespacedName>;
   fileSearch: FileSearchToolDefinition | undefined;
   webSearch: boolean;
 }
@@ -71,19 +78,29 @@ export const FILE_SEARCH_FUNCTION: FunctionTool['function'] = {
 export function planTools(tools: readonly ResponsesTool[] | undefined): ToolPlan {
   const functions: FunctionTool[] = [];
   const kinds = new Map<string, ToolKind>();
+  const namespaced = new Map<string, NamespacedName>();
   let fileSearch: FileSearchToolDefinition | undefined;
   let webSearch = false;
   for (const tool of tools ?? []) {
     switch (tool.type) {
-      case 'function': {
-        const definition: FunctionTool['function'] = { name: tool.name };
-        if (tool.description != null && tool.description !== '') definition.description = tool.description;
-        if (tool.parameters != null) definition.parameters = tool.parameters;
-        if (tool.strict != null) definition.strict = tool.strict;
-        functions.push({ type: 'function', function: definition });
+      case 'function':
+        functions.push(hubFunction(tool, tool.name));
         kinds.set(tool.name, 'function');
         break;
-      }
+      case 'custom':
+        functions.push(customFunction(tool, tool.name));
+        kinds.set(tool.name, 'custom');
+        break;
+      case 'namespace':
+        for (const member of tool.tools) {
+          const flat = flatFunctionName(tool.name, member.name);
+          // The model sees the namespace's description with each of its tools.
+          const description = [tool.description, member.description ?? ''].filter((text) => text !== '').join('\n\n');
+          functions.push(member.type === 'custom' ? customFunction({ ...member, description }, flat) : hubFunction({ ...member, description }, flat));
+          kinds.set(flat, member.type === 'custom' ? 'custom' : 'function');
+          namespaced.set(flat, { namespace: tool.name, name: member.name });
+        }
+        break;
       case 'shell':
       case 'function_shell':
         functions.push({ type: 'function', function: SHELL_FUNCTION });
@@ -108,13 +125,68 @@ export function planTools(tools: readonly ResponsesTool[] | undefined): ToolPlan
       }
     }
   }
-  return { functions, kinds, fileSearch, webSearch };
+  return { functions, kinds, namespaced, fileSearch, webSearch };
 }
 
-/** Surface tool_choice → hub tool_choice (a built-in tool is chosen by its function's name). */
+/**
+ * With `tool_choice: {type: "allowed_tools"}`, the functions the model may call: the hub has no
+ * such list, so the others are not offered (a chat model cannot call what it is not shown).
+ * Entries name a function or custom tool (`{type: "function", name}`), a namespace member
+ * (`{type: "function", name, namespace}`), a whole namespace (`{type: "namespace", name}`) or a
+ * built-in tool by its type.
+ */
+export function allowedFunctions(plan: ToolPlan, choice: ResponsesToolChoice | undefined): FunctionTool[] {
+  if (typeof choice !== 'object' || choice.type !== 'allowed_tools') return plan.functions;
+  const allowed = new Set(
+    choice.tools.map((entry) => {
+      const namespace = (entry as { namespace?: unknown }).namespace;
+      const named = entry.type === 'function' || entry.type === 'custom';
+      if (named && typeof namespace === 'string') return flatFunctionName(namespace, entry.name ?? '');
+      if (named) return entry.name ?? '';
+      if (entry.type === 'namespace') return `namespace:${entry.name ?? ''}`;
+      return entry.type === 'function_shell' ? 'shell' : entry.type;
+    }),
+  );
+  return plan.functions.filter((fn) => {
+    const member = plan.namespaced.get(fn.function.name);
+    return allowed.has(fn.function.name) || (member !== undefined && allowed.has(`namespace:${member.namespace}`));
+  });
+}
+
+/**
+ * A custom tool as a chat function: its free text travels as the one string argument `input`;
+ * a grammar is shown to the model in the description, since chat functions take JSON Schema.
+ */
+function customFunction(tool: Omit<CustomToolDefinition, 'type'>, name: string): FunctionTool {
+  const format = tool.format?.type === 'grammar' ? `\n\nThe input must follow this ${tool.format.syntax} grammar:\n${tool.format.definition}` : '';
+  return {
+    type: 'function',
+    function: {
+      name,
+      description: `${tool.description ?? ''}${format}`.trim() || `The ${name} tool, which takes free text.`,
+      parameters: {
+        type: 'object',
+        properties: { input: { type: 'string', description: 'The input for the tool, as raw text (not JSON).' } },
+        required: ['input'],
+        additionalProperties: false,
+      },
+    },
+  };
+}
+
+function hubFunction(tool: Omit<FunctionToolDefinition, 'type'>, name: string): FunctionTool {
+  const definition: FunctionTool['function'] = { name };
+  if (tool.description != null && tool.description !== '') definition.description = tool.description;
+  if (tool.parameters != null) definition.parameters = tool.parameters;
+  if (tool.strict != null) definition.strict = tool.strict;
+  return { type: 'function', function: definition };
+}
+
+/** Surface tool_choice → hub tool_choice (a built-in tool is chosen by its function's name; allowed_tools by its mode). */
 export function hubToolChoice(choice: ResponsesToolChoice): ToolChoice {
   if (typeof choice === 'string') return choice;
-  if (choice.type === 'function') return { type: 'function', function: { name: choice.name } };
+  if (choice.type === 'allowed_tools') return choice.mode;
+  if (choice.type === 'function' || choice.type === 'custom') return { type: 'function', function: { name: choice.name } };
   if (choice.type === 'web_search' || choice.type === 'web_search_preview') return 'required';
   return { type: 'function', function: { name: choice.type } };
 }

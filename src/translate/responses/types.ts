@@ -1,3 +1,5 @@
+import type { SurfaceReasoningEffort } from '../chat/reasoning-effort.js';
+
 /**
  * Responses-style surface types (spec "POST /v1/responses", "Responses-style response object",
  * "Streaming"): the subset of the OpenAI Responses wire igw accepts and emits, snake_case as on
@@ -13,8 +15,10 @@ export type InputMessageItem =
   | { type: 'message'; role: 'user' | 'system' | 'developer'; content: string | Array<InputTextPart | InputImagePart> }
   | { type: 'message'; role: 'assistant'; content: string | Array<OutputTextPart | InputTextPart | RefusalPart> };
 
-export interface FunctionCallItem { type: 'function_call'; call_id: string; name: string; arguments: string; id?: string; status?: string }
+export interface FunctionCallItem { type: 'function_call'; call_id: string; name: string; arguments: string; namespace?: string; id?: string; status?: string }
 export interface FunctionCallOutputItem { type: 'function_call_output'; call_id: string; output: string | Array<InputTextPart | InputImagePart> }
+export interface CustomToolCallItem { type: 'custom_tool_call'; call_id: string; name: string; input: string; namespace?: string; id?: string }
+export interface CustomToolCallOutputItem { type: 'custom_tool_call_output'; call_id: string; output: string | Array<InputTextPart | InputImagePart> }
 
 export interface ShellAction { commands: string[]; timeout_ms?: number | null; max_output_length?: number | null }
 export interface ShellCallItem { type: 'shell_call'; call_id: string; action: ShellAction; id?: string | null; status?: string | null }
@@ -38,12 +42,14 @@ export interface FileSearchResult {
 export interface FileSearchCallInputItem { type: 'file_search_call'; id: string; queries: string[]; status?: string; results?: FileSearchResult[] | null }
 
 /** Items a client sends back from an earlier answer that carry nothing the hub can use (dropped). */
-export interface DroppedInputItem { type: 'reasoning' | 'web_search_call' }
+export interface DroppedInputItem { type: 'reasoning' | 'web_search_call' | 'tool_search_call' | 'tool_search_output' | 'additional_tools' }
 
 export type ResponsesInputItem =
   | InputMessageItem
   | FunctionCallItem
   | FunctionCallOutputItem
+  | CustomToolCallItem
+  | CustomToolCallOutputItem
   | ShellCallItem
   | ShellCallOutputItem
   | ApplyPatchCallItem
@@ -62,15 +68,21 @@ export interface FileSearchToolDefinition {
 export interface ShellToolDefinition { type: 'shell' | 'function_shell'; environment?: unknown }
 export interface ApplyPatchToolDefinition { type: 'apply_patch' }
 export interface WebSearchToolDefinition { type: 'web_search' | 'web_search_preview'; [field: string]: unknown }
+/** A tool whose input is free text (optionally following a grammar) rather than JSON arguments. */
+export interface CustomToolDefinition { type: 'custom'; name: string; description?: string; format?: { type: 'text' } | { type: 'grammar'; syntax: string; definition: string } }
+/** Functions grouped under a shared name (OpenAI's NamespaceTool); their calls name the namespace. */
+export interface NamespaceToolDefinition { type: 'namespace'; name: string; description: string; tools: Array<FunctionToolDefinition | CustomToolDefinition> }
 
-export type ResponsesTool = FunctionToolDefinition | FileSearchToolDefinition | ShellToolDefinition | ApplyPatchToolDefinition | WebSearchToolDefinition;
+export type ResponsesTool = FunctionToolDefinition | CustomToolDefinition | FileSearchToolDefinition | ShellToolDefinition | ApplyPatchToolDefinition | WebSearchToolDefinition | NamespaceToolDefinition;
 
 export type ResponsesToolChoice =
   | 'auto'
   | 'none'
   | 'required'
-  | { type: 'function'; name: string }
-  | { type: 'file_search' | 'shell' | 'apply_patch' | 'web_search' | 'web_search_preview' };
+  | { type: 'function' | 'custom'; name: string }
+  | { type: 'file_search' | 'shell' | 'apply_patch' | 'web_search' | 'web_search_preview' }
+  /** Only these tools may be called (`mode` as auto / required); the others stay in the request's prompt cache at OpenAI. */
+  | { type: 'allowed_tools'; mode: 'auto' | 'required'; tools: Array<{ type: string; name?: string }> };
 
 export type ResponsesTextFormat =
   | { type: 'text' }
@@ -91,7 +103,7 @@ export interface ResponsesRequest {
   seed?: number | null;
   user?: string;
   stream?: boolean | null;
-  reasoning?: { effort?: 'low' | 'medium' | 'high' | null } | null;
+  reasoning?: { effort?: SurfaceReasoningEffort | null } | null;
   tools?: ResponsesTool[];
   tool_choice?: ResponsesToolChoice;
   parallel_tool_calls?: boolean | null;
@@ -111,14 +123,15 @@ export interface OutputMessageItem {
   status: 'completed' | 'incomplete' | 'in_progress';
   content: Array<{ type: 'output_text'; text: string; annotations: unknown[] }>;
 }
-export interface OutputFunctionCallItem { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' | 'in_progress' }
+export interface OutputFunctionCallItem { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'completed' | 'in_progress'; namespace?: string }
+export interface OutputCustomToolCallItem { type: 'custom_tool_call'; id: string; call_id: string; name: string; input: string; status: 'completed' | 'in_progress'; namespace?: string }
 export interface OutputShellCallItem { type: 'shell_call'; id: string; call_id: string; action: { commands: string[]; timeout_ms: number | null; max_output_length: number | null }; environment: null; status: 'completed' | 'in_progress' }
 export interface OutputApplyPatchCallItem { type: 'apply_patch_call'; id: string; call_id: string; operation: ApplyPatchOperation; status: 'completed' | 'in_progress' }
 export interface OutputFileSearchCallItem { type: 'file_search_call'; id: string; queries: string[]; status: 'in_progress' | 'searching' | 'completed' | 'failed'; results: FileSearchResult[] | null }
 
 export interface OutputReasoningItem { type: 'reasoning'; id: string; status: 'completed' | 'in_progress'; summary: []; content: Array<{ type: 'reasoning_text'; text: string }> }
 
-export type ResponsesOutputItem = OutputReasoningItem | OutputMessageItem | OutputFunctionCallItem | OutputShellCallItem | OutputApplyPatchCallItem | OutputFileSearchCallItem;
+export type ResponsesOutputItem = OutputReasoningItem | OutputMessageItem | OutputFunctionCallItem | OutputCustomToolCallItem | OutputShellCallItem | OutputApplyPatchCallItem | OutputFileSearchCallItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -146,7 +159,7 @@ export interface ResponseObject {
   output: ResponsesOutputItem[];
   parallel_tool_calls: boolean;
   previous_response_id: null;
-  reasoning: { effort: 'low' | 'medium' | 'high' | null; summary: null };
+  reasoning: { effort: SurfaceReasoningEffort | null; summary: null };
   store: false;
   temperature: number | null;
   text: { format: ResponsesTextFormat };

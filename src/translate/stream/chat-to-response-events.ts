@@ -1,7 +1,7 @@
 import type { ChatChunk, ChatUsage, FinishReason, ToolCall } from '../chat/types.js';
 import { finishResponse, messageStatus } from '../responses/chat-to-responses.js';
 import { fileSearchCallItem, functionCallItem, itemId, messageItem, reasoningItem, toolCallItem } from '../responses/output-items.js';
-import type { ToolPlan } from '../responses/tools.js';
+import type { ToolKind, ToolPlan } from '../responses/tools.js';
 import type { FileSearchResult, ResponseObject, ResponsesError, ResponsesOutputItem, ResponseStreamEvent } from '../responses/types.js';
 import { argumentsComplete, ToolCallTracker, type TrackedToolCall } from './tool-call-tracker.js';
 
@@ -39,8 +39,8 @@ export type ResponseExtras = Record<string, unknown>;
  * content_part.added) and streams as output_text.delta; a client function call opens a
  * function_call item and streams its arguments as function_call_arguments.delta. Output for
  * another item that arrives while a call's arguments are still incomplete JSON is queued and
- * opens once the call completes or the turn finishes (as in chat-to-message-events.ts). shell
- * and apply_patch calls are held until the turn finishes, then sent whole (their items carry
+ * opens once the call completes or the turn finishes (as in chat-to-message-events.ts). custom,
+ * shell and apply_patch calls are held until the turn finishes, then sent whole (their items carry
  * parsed fields, not argument text); file_search calls are handed to the caller, which runs them
  * and reports them through fileSearchStarted / fileSearchCompleted. Only choice 0 is mapped.
  * The order of items matches chat-to-responses.ts turnOutput for the same turn.
@@ -241,7 +241,7 @@ export class ChatToResponseEvents {
     this.drainQueue(events);
   }
 
-  private kindOf(call: TrackedToolCall): 'function' | 'shell' | 'apply_patch' | 'file_search' | undefined {
+  private kindOf(call: TrackedToolCall): ToolKind | undefined {
     // A call's name arrives with its first delta; until then it cannot be placed.
     if (call.name === undefined) return undefined;
     return this.options.tools.kinds.get(call.name) ?? 'function';
@@ -274,7 +274,7 @@ export class ChatToResponseEvents {
         continue;
       }
       const index = this.nextIndex++;
-      const done = toolCallItem(toolCall, kind, this.options.skeleton.id, index);
+      const done = toolCallItem(toolCall, kind, this.options.skeleton.id, index, this.options.tools.namespaced);
       this.emit(events, { type: 'response.output_item.added', output_index: index, item: { ...done, status: 'in_progress' } as ResponsesOutputItem });
       this.emit(events, { type: 'response.output_item.done', output_index: index, item: done });
       this.output.push(done);
@@ -323,7 +323,7 @@ export class ChatToResponseEvents {
     call.id ??= `call_${this.options.skeleton.id.replace(/^resp_/, '')}_${index}`;
     call.name ??= '';
     call.state = 'live';
-    this.emit(events, { type: 'response.output_item.added', output_index: index, item: functionCallItem(id, { id: call.id, type: 'function', function: { name: call.name, arguments: '' } }, 'in_progress') });
+    this.emit(events, { type: 'response.output_item.added', output_index: index, item: functionCallItem(id, { id: call.id, type: 'function', function: { name: call.name, arguments: '' } }, 'in_progress', this.options.tools.namespaced) });
     this.live = { kind: 'function', index, id, call };
     this.sendArguments(call, events);
   }
@@ -356,7 +356,7 @@ export class ChatToResponseEvents {
     }
     const call = live.call;
     call.state = 'closed';
-    const item = functionCallItem(live.id, asToolCall(call, live.index), 'completed');
+    const item = functionCallItem(live.id, asToolCall(call, live.index), 'completed', this.options.tools.namespaced);
     this.emit(events, { type: 'response.function_call_arguments.done', item_id: live.id, output_index: live.index, name: item.name, arguments: item.arguments });
     this.emit(events, { type: 'response.output_item.done', output_index: live.index, item });
     this.output.push(item);

@@ -62,3 +62,14 @@ describe('modelProblems', () => {
     ]);
   });
 });
+
+describe('unknown body fields (DESIGN §5: forward compatibility)', () => {
+  it('are warnings with the field they resemble, never blocking problems', async () => {
+    const checked = await checkBatchInput(linesOf(row('a', { ...chat, temprature: 0.2, future_field: true })), '/v1/chat/completions');
+    expect(checked.problems.every((problem) => problem.warning === true)).toBe(true);
+    expect(checked.problems.map((problem) => problemText('f.jsonl', problem))).toEqual([
+      'f.jsonl:1: body.temprature is not a field igw knows: dropped or refused, depending on the endpoint and server.strict_params. Did you mean "temperature"?',
+      'f.jsonl:1: body.future_field is not a field igw knows: dropped or refused, depending on the endpoint and server.strict_params.',
+    ]);
+  });
+});

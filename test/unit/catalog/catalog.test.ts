@@ -56,6 +56,21 @@ describe('Catalog.resolve', () => {
     expect(error.details).toEqual({ model: requested });
   });
 
+  it.each<{ requested: string; plan: PlanConfig; hint: string }>([
+    { requested: 'gpt-4o-mni', plan: developer, hint: 'Did you mean "gpt-4o-mini"?' },
+    { requested: 'GPT-4o-mini', plan: developer, hint: 'Did you mean "gpt-4o-mini"?' },
+    { requested: 'gpt-4o-mini:sped', plan: developer, hint: 'Did you mean ":speed"?' },
+    { requested: 'gpt-4o-mini:eco', plan: developer, hint: 'use "gpt-4o-mini" or "gpt-4o-mini:speed", "gpt-4o-mini:batch"' },
+    { requested: 'dead-model', plan: developer, hint: 'List the available models' },
+  ])('$requested: the refusal points at what exists ($hint)', ({ requested, plan, hint }) => {
+    expect(gatewayErrorOf(() => catalog.resolve(requested, plan, 'plan')).message).toContain(hint);
+  });
+
+  it('an advanced model is never suggested to a plan that cannot use it', () => {
+    expect(gatewayErrorOf(() => catalog.resolve('big-mode', developer, 'developer')).message).toContain('Did you mean "big-model"?');
+    expect(gatewayErrorOf(() => catalog.resolve('big-mode', free, 'free')).message).not.toContain('big-model"?');
+  });
+
   it.each<{ plan: PlanConfig; planName: string }>([
     { plan: free, planName: 'free' },
     { plan: basic, planName: 'basic' },

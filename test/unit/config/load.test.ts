@@ -189,6 +189,8 @@ describe('buildConfig: problems reported with their JSON path', () => {
     { name: 'message tier naming an unknown model', raw: { message_tiers: { opus: 'claude-opus', sonnet: 'local-echo', haiku: 'local-echo' } }, path: '$.message_tiers.opus', message: /claude-opus/ },
     { name: 'model id with a colon', raw: { models: { 'm:eco': { type: 'chat', routes: [{ provider: 'local', upstream_model: 'm' }] } } }, path: '$.models["m:eco"]' },
     { name: 'embedding model of the wrong type', raw: { vector_stores: { embedding_model: 'local-echo' } }, path: '$.vector_stores.embedding_model' },
+    { name: 'reranker of the wrong type', raw: { vector_stores: { reranker: 'local-embed' } }, path: '$.vector_stores.reranker', message: /not reranker/ },
+    { name: 'unknown reranker', raw: { vector_stores: { reranker: 'cohere-rerank' } }, path: '$.vector_stores.reranker', message: /cohere-rerank/ },
   ])('$name → $path', ({ raw, env, path, message }) => {
     const issues = issuesOf(() => buildConfig(raw, null, env ?? {}));
     expect(paths(issues)).toContain(path);

@@ -20,6 +20,13 @@ describe('POST /v1/responses validation', () => {
     ['every sampling parameter at its bounds', { ...base, input: 'x', temperature: 2, top_p: 0, frequency_penalty: -2, presence_penalty: 2, stop: ['a', 'b'], seed: 7, user: 'u', max_output_tokens: 5, reasoning: { effort: 'low' }, parallel_tool_calls: false }],
     ['store true is accepted', { ...base, input: 'x', store: true }],
     ['supported tools', { ...base, input: 'x', tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'shell' }, { type: 'apply_patch' }, { type: 'web_search', search_context_size: 'low' }], tool_choice: { type: 'function', name: 'f' } }],
+    ['namespace tool, namespaced call sent back, Codex extras', { ...base, input: [{ type: 'function_call', call_id: 'c1', name: 'find', namespace: 'crm', arguments: '{}' }], tools: [{ type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'function', name: 'find', strict: false, parameters: { type: 'object' }, defer_loading: true }] }], client_metadata: { 'x-codex-turn-metadata': '{}' }, prompt_cache_key: null, include: ['reasoning.encrypted_content'], reasoning: { summary: 'auto' } }],
+    ['custom tools (top level and in a namespace), tool_search, their items sent back', { ...base, tools: [{ type: 'custom', name: 'apply_patch', description: 'd', format: { type: 'grammar', syntax: 'lark', definition: 'start: x' } }, { type: 'tool_search', execution: 'client', parameters: { type: 'object' } }, { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'custom', name: 'raw' }] }], tool_choice: { type: 'custom', name: 'apply_patch' }, input: [
+      { type: 'custom_tool_call', call_id: 'c1', name: 'apply_patch', input: 'x' },
+      { type: 'custom_tool_call_output', call_id: 'c1', output: 'ok' },
+      { type: 'tool_search_call', call_id: 's1', arguments: { query: 'q' }, execution: 'client' },
+      { type: 'tool_search_output', call_id: 's1', tools: [], execution: 'client' },
+    ] }],
     ['SDK extras', { ...base, input: 'x', metadata: { a: 'b' }, truncation: 'disabled', text: { format: { type: 'text' }, verbosity: 'medium' }, include: ['file_search_call.results'], background: false }],
   ])('accepts %s', (_name, body) => {
     expect(() => parseResponsesBody(structuredClone(body))).not.toThrow();
@@ -41,10 +48,12 @@ describe('POST /v1/responses validation', () => {
     ['penalty below -2', { ...base, input: 'x', frequency_penalty: -3 }, 'VALIDATION_4005', 'frequency_penalty'],
     ['max_output_tokens 0', { ...base, input: 'x', max_output_tokens: 0 }, 'VALIDATION_4005', 'max_output_tokens'],
     ['reasoning effort unknown', { ...base, input: 'x', reasoning: { effort: 'extreme' } }, 'VALIDATION_4005', 'reasoning.effort'],
-    ['unknown parameter', { ...base, input: 'x', frobnicate: 1 }, 'VALIDATION_4005', 'frobnicate'],
     ['output_text in a user message', { ...base, input: [{ role: 'user', content: [{ type: 'output_text', text: 'x' }] }] }, 'VALIDATION_4005', 'input[0].content[0].type'],
     ['input_file part', { ...base, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }] }, 'VALIDATION_4005', 'input[0].content[0].type'],
     ['tool role message', { ...base, input: [{ role: 'tool', content: 'x' }] }, 'VALIDATION_4005', 'input[0].role'],
+    ['namespace function whose flat name is taken', { ...base, input: 'x', tools: [{ type: 'function', name: 'crm__find' }, { type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'function', name: 'find' }] }] }, 'VALIDATION_4005', 'tools[1].tools[0]'],
+    ['web_search inside a namespace', { ...base, input: 'x', tools: [{ type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'web_search' }] }] }, 'VALIDATION_4005', 'tools[0].tools[0].type'],
+    ['empty namespace', { ...base, input: 'x', tools: [{ type: 'namespace', name: 'crm', description: 'd', tools: [] }] }, 'VALIDATION_4005', 'tools[0].tools'],
     ['function named like a built-in tool', { ...base, input: 'x', tools: [{ type: 'shell' }, { type: 'function', name: 'shell' }] }, 'VALIDATION_4005', 'tools[1]'],
     ['tool_choice naming an absent function', { ...base, input: 'x', tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'function', name: 'g' } }, 'VALIDATION_4005', 'tool_choice'],
     ['tool_choice required without tools', { ...base, input: 'x', tool_choice: 'required' }, 'VALIDATION_4005', 'tool_choice'],
@@ -53,6 +62,17 @@ describe('POST /v1/responses validation', () => {
     const error = gatewayErrorOf(() => parseResponsesBody(structuredClone(body)));
     expect(error.code).toBe(code);
     expect(error.details?.['field']).toBe(field);
+  });
+
+  it('unknown names pass and are listed (DESIGN §5); server.strict_params refuses them by name', () => {
+    const body = { ...base, input: [{ role: 'user', content: 'x', phase_2027: 1 }], frobnicate: 1 };
+    const parsed = parseResponsesBody(structuredClone(body));
+    expect(parsed.unknownFields.sort()).toEqual(['frobnicate', 'input[0].phase_2027']);
+    expect(parsed.body).not.toHaveProperty('frobnicate');
+    const error = gatewayErrorOf(() => parseResponsesBody({ ...base, input: 'x', frobnicate: 1 }, true));
+    expect(error.code).toBe('VALIDATION_4005');
+    expect(error.details?.['field']).toBe('frobnicate');
+    expect(error.message).toContain('server.strict_params');
   });
 
   it('names the refused tool type in the message', () => {

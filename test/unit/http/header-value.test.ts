@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition, echoableHeaderValue, validHeaders } from '../../../src/http/header-value.js';
+import { attachmentDisposition, echoableHeaderValue, echoableList, validHeaders } from '../../../src/http/header-value.js';
 
 describe('echoableHeaderValue', () => {
   it.each([
@@ -51,5 +51,22 @@ describe('attachmentDisposition', () => {
   it('survives a lone surrogate (valid JSON, not UTF-8)', () => {
     expect(attachmentDisposition('a\uD800b')).toBe("attachment; filename*=UTF-8''a%EF%BF%BDb");
     expect(attachmentDisposition('😀')).toBe("attachment; filename*=UTF-8''%F0%9F%98%80");
+  });
+});
+
+describe('echoableList', () => {
+  it('joins the sane names and leaves out the others', () => {
+    expect(echoableList(['top_k', 'caf\u00e9', 'a\u0001', 'metadata.x'])).toBe('top_k, metadata.x');
+  });
+
+  it('stops at the length limit with a marker', () => {
+    const names = Array.from({ length: 100 }, (_, index) => `field_${index}`);
+    const value = echoableList(names, 40)!;
+    expect(value).toBe('field_0, field_1, field_2, field_3, ...');
+  });
+
+  it('is undefined when nothing can be shown', () => {
+    expect(echoableList([])).toBeUndefined();
+    expect(echoableList(['\u00e9'])).toBeUndefined();
   });
 });

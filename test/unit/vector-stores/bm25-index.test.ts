@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BM25, Bm25Index } from '../../../src/vector-stores/bm25-index.js';
+import { BM25, Bm25Index, topLabels, type LexicalScores } from '../../../src/vector-stores/bm25-index.js';
 import { lexicalTerms } from '../../../src/vector-stores/lexical-terms.js';
 
 /** Textbook Okapi BM25 (Lucene IDF), computed directly: the reference the index must agree with. */
@@ -27,6 +27,11 @@ function ceiling(documents: string[][], query: string[]): number {
   return total;
 }
 
+/** The scores as a Map by ascending label, for comparisons. */
+function asMap(scores: LexicalScores): Map<number, number> {
+  return new Map([...scores.labels].sort((left, right) => left - right).map((label) => [label, scores.get(label)]));
+}
+
 const words = fc.constantFrom('court', 'chess', 'mate', 'puzzle', 'warden', 'river', 'stone', 'light');
 
 describe('Bm25Index', () => {
@@ -35,7 +40,7 @@ describe('Bm25Index', () => {
       fc.property(fc.array(fc.array(words, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 12 }), fc.array(words, { minLength: 1, maxLength: 4 }), (documents, query) => {
         const index = new Bm25Index();
         documents.forEach((document, label) => index.add(label, document));
-        const scores = index.score(query);
+        const scores = asMap(index.score(query));
         documents.forEach((document, label) => {
           const expected = referenceBm25(documents, query, label) / ceiling(documents, query);
           if (document.some((word) => query.includes(word))) expect(scores.get(label)).toBeCloseTo(expected, 10);
@@ -58,7 +63,7 @@ describe('Bm25Index', () => {
     const fresh = new Bm25Index();
     fresh.add(0, documents[0]!);
     fresh.add(2, documents[2]!);
-    expect([...index.score(['chess', 'warden'])]).toEqual([...fresh.score(['chess', 'warden'])]);
+    expect(asMap(index.score(['chess', 'warden']))).toEqual(asMap(fresh.score(['chess', 'warden'])));
     expect(index.size).toBe(2);
     expect(index.labels()).toEqual([0, 2]);
   });
@@ -69,10 +74,23 @@ describe('Bm25Index', () => {
     for (let label = 0; label < 400; label += 2) index.remove(label);
     index.add(1, ['t1', 'shared', 'extra']);
     for (let label = 400; label < 420; label += 1) index.add(label, ['t3']);
-    const scores = index.score(['t3']);
+    const scores = asMap(index.score(['t3']));
     const expected = [...Array(420).keys()].filter((label) => (label < 400 ? label % 2 === 1 && label % 7 === 3 : true));
     expect([...scores.keys()].sort((a, b) => a - b)).toEqual(expected);
     expect(index.score(['extra']).size).toBe(1);
+  });
+
+  it('takes the k best labels that pass the filter, best first, lower label first on ties', () => {
+    const scores = new Map([[1, 0.2], [2, 0.9], [3, 0.5], [4, 0.7], [5, 0.1], [6, 0.95], [7, 0.7]]);
+    const top = (k: number, accept: (label: number) => boolean) => topLabels([...scores.keys()], (label) => scores.get(label)!, k, accept);
+    expect(top(3, () => true)).toEqual([6, 2, 4]);
+    expect(top(4, () => true)).toEqual([6, 2, 4, 7]);
+    expect(top(3, (label) => label % 2 === 1)).toEqual([7, 3, 1]);
+    expect(top(3, () => false)).toEqual([]);
+    const index = new Bm25Index();
+    ['a b', 'a', 'b b b', 'c'].forEach((text, label) => index.add(label, text.split(' ')));
+    expect(index.score(['b']).top(5)).toEqual([2, 0]);
+    expect(index.score(['b']).get(3)).toBe(0);
   });
 
   it('round-trips through its binary image with identical scores, and refuses anything else', () => {
@@ -81,7 +99,7 @@ describe('Bm25Index', () => {
     texts.forEach((text, label) => index.add(label * 3, lexicalTerms(text)));
     index.remove(3);
     const copy = Bm25Index.decode(index.encode());
-    for (const query of ['justice warden', 'chess mate', 'light']) expect([...copy.score(lexicalTerms(query))]).toEqual([...index.score(lexicalTerms(query))]);
+    for (const query of ['justice warden', 'chess mate', 'light']) expect(asMap(copy.score(lexicalTerms(query)))).toEqual(asMap(index.score(lexicalTerms(query))));
     expect(copy.labels()).toEqual([0, 6]);
     const image = index.encode();
     expect(() => Bm25Index.decode(image.subarray(0, image.length - 3))).toThrow();

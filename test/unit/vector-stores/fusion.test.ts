@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calibrateCosine, DEFAULT_WEIGHTS, fuseScores } from '../../../src/vector-stores/fusion.js';
-import { topLabels } from '../../../src/vector-stores/hybrid-search.js';
 import { parseRankingOptions } from '../../../src/vector-stores/ranking-options.js';
 
 const unitInterval = fc.double({ min: 0, max: 1, noNaN: true });
@@ -35,12 +34,6 @@ describe('score fusion', () => {
     expect(fuseScores(0.9, 0.2, DEFAULT_WEIGHTS)).toBeCloseTo(0.55);
   });
 
-  it('takes the k best labels that pass the filter, best first', () => {
-    const scores = new Map([[1, 0.2], [2, 0.9], [3, 0.5], [4, 0.7], [5, 0.1], [6, 0.95]]);
-    expect(topLabels(scores, 3, () => true)).toEqual([6, 2, 4]);
-    expect(topLabels(scores, 3, (label) => label % 2 === 1)).toEqual([3, 1, 5]);
-    expect(topLabels(new Map(), 3, () => true)).toEqual([]);
-  });
 });
 
 describe('ranking_options', () => {

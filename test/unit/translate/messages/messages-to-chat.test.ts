@@ -36,6 +36,11 @@ describe('messagesToChat', () => {
       expected: { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'a' }, { role: 'system', content: 'B\n\nC' }, { role: 'user', content: 'd' }] },
     },
     {
+      name: 'a system message with no text (an effort-only beta message) adds nothing',
+      request: { messages: [{ role: 'user', content: 'a' }, { role: 'system', content: [], output_config: { effort: 'low' } }] },
+      expected: { messages: [{ role: 'user', content: 'a' }] },
+    },
+    {
       name: 'thinking blocks of earlier turns are not carried',
       request: { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'redacted_thinking', data: 'r' }, { type: 'text', text: 'b' }] }] },
       expected: { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] },

@@ -50,4 +50,18 @@ describe('planMessagesTranslation (DESIGN §5: drop and name, or refuse by name)
     expect(plan({ tools: [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }] }).refusal).toMatchObject({ details: { field: 'tools[1]' } });
     expect(plan({ thread: { type: 'create' } }).refusal).toMatchObject({ details: { field: 'thread' } });
   });
+
+  it('blocks only Anthropic reads (documents, server tool results, …) are refused by name, in tool results too', () => {
+    const document = { type: 'document' as const, source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } };
+    expect(plan({ messages: [{ role: 'user', content: [{ type: 'text', text: 'summarise' }, document] }] }).refusal).toMatchObject({ details: { field: 'messages[0].content[1]' } });
+    const inResult = { type: 'tool_result' as const, tool_use_id: 't', content: [{ type: 'search_result' as const, source: 's', title: 't', content: [] }] };
+    expect(plan({ messages: [{ role: 'user', content: [inResult] }] }).refusal?.message).toContain('"search_result" block');
+  });
+
+  it('mid-conversation system messages: beta options named, tool changes refused', () => {
+    const system = { role: 'system' as const, content: [], clear_at: 'next_user_message', output_config: { effort: 'low' } };
+    expect(plan({ messages: [{ role: 'user', content: 'a' }, system] }).ignored).toEqual(['messages[1].clear_at', 'messages[1].output_config']);
+    const change = { role: 'system' as const, content: [{ type: 'tool_addition' as const, tool: { name: 'f' } }] };
+    expect(plan({ messages: [{ role: 'user', content: 'a' }, change] }).refusal).toMatchObject({ details: { field: 'messages[1].content[0]' } });
+  });
 });

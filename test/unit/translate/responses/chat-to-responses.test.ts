@@ -53,6 +53,24 @@ describe('turnOutput', () => {
     expect(output.internalCalls.map((held) => held.id)).toEqual(internal);
   });
 
+  it('a call of a namespace function → function_call with its own name and namespace', () => {
+    const plan = planTools([{ type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'function', name: 'find' }] }, { type: 'function', name: 'crm__x' }]);
+    const output = turnOutput(hub(null, [call('c1', 'crm__find', '{}'), call('c2', 'crm__x', '{}')], 'tool_calls'), plan, 'resp_abc', 0);
+    expect(output.items).toEqual([
+      { type: 'function_call', id: 'fc_abc_0', call_id: 'c1', name: 'find', namespace: 'crm', arguments: '{}', status: 'completed' },
+      { type: 'function_call', id: 'fc_abc_1', call_id: 'c2', name: 'crm__x', arguments: '{}', status: 'completed' },
+    ]);
+  });
+
+  it('a call of a custom tool → custom_tool_call with the text of its input argument', () => {
+    const plan = planTools([{ type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: x' } }, { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'custom', name: 'raw' }] }]);
+    const output = turnOutput(hub(null, [call('c1', 'apply_patch', '{"input":"*** Begin Patch"}'), call('c2', 'ns__raw', '{"input":"x"}')], 'tool_calls'), plan, 'resp_abc', 0);
+    expect(output.items).toEqual([
+      { type: 'custom_tool_call', id: 'ctc_abc_0', call_id: 'c1', name: 'apply_patch', input: '*** Begin Patch', status: 'completed' },
+      { type: 'custom_tool_call', id: 'ctc_abc_1', call_id: 'c2', name: 'raw', namespace: 'ns', input: 'x', status: 'completed' },
+    ]);
+  });
+
   it('numbers items from the given output index', () => {
     expect(turnOutput(hub('x', null, 'stop'), planTools(tools), 'resp_abc', 3).items[0]!).toMatchObject({ id: 'msg_abc_3' });
   });

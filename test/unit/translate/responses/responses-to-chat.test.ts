@@ -88,6 +88,44 @@ describe('responsesToChat', () => {
         ],
       },
     ],
+    [
+      'namespace tools → flat functions carrying the namespace description; a namespaced call sent back uses the flat name',
+      {
+        tools: [{ type: 'namespace', name: 'crm', description: 'Customer records.', tools: [{ type: 'function', name: 'find', description: 'Finds one.', parameters: { type: 'object' } }, { type: 'function', name: 'list' }] }],
+        input: [
+          { type: 'message', role: 'user', content: 'q' },
+          { type: 'function_call', call_id: 'c1', name: 'find', namespace: 'crm', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'found' },
+        ],
+      },
+      {
+        tools: [
+          { type: 'function', function: { name: 'crm__find', description: 'Customer records.\n\nFinds one.', parameters: { type: 'object' } } },
+          { type: 'function', function: { name: 'crm__list', description: 'Customer records.' } },
+        ],
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'crm__find', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'c1', content: 'found' },
+        ],
+      },
+    ],
+    [
+      'allowed_tools: only the listed tools are offered, its mode is the choice',
+      {
+        tools: [{ type: 'function', name: 'a' }, { type: 'function', name: 'b' }, { type: 'shell' }, { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'function', name: 'c' }] }],
+        tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'b' }, { type: 'shell' }, { type: 'namespace', name: 'ns' }] },
+      },
+      {
+        tools: [{ type: 'function', function: { name: 'b' } }, { type: 'function', function: SHELL_FUNCTION }, { type: 'function', function: { name: 'ns__c', description: 'd' } }],
+        tool_choice: 'required',
+      },
+    ],
+    [
+      'reasoning effort at the nearest hub level',
+      { reasoning: { effort: 'xhigh' } },
+      { reasoning_effort: 'high' },
+    ],
     ['reasoning and web_search_call items are dropped', { input: [{ type: 'reasoning' }, { type: 'message', role: 'user', content: 'q' }, { type: 'web_search_call' }] }, { messages: [{ role: 'user', content: 'q' }] }],
     [
       'parameters mapped',
