@@ -8,10 +8,17 @@ module.exports = {
   forbidden: [
     {
       name: 'translate-is-pure',
-      comment: 'translate/ maps wire shapes: it imports nothing but translate/ and errors/ (ARCHITECTURE principle 2).',
+      comment: 'translate/ maps wire shapes: of the project and its packages it imports nothing but translate/ and errors/ (ARCHITECTURE principle 2).',
       severity: 'error',
       from: { path: '^src/translate/' },
-      to: { pathNot: '^src/(translate|errors)/', dependencyTypesNot: ['type-only'] },
+      to: { pathNot: '^src/(translate|errors)/', dependencyTypesNot: ['type-only', 'core'] },
+    },
+    {
+      name: 'translate-does-no-io',
+      comment: 'Of Node itself translate/ may use pure helpers (crypto hashes, util), never I/O: no fs, net, http, child processes.',
+      severity: 'error',
+      from: { path: '^src/translate/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|dgram|dns|tls|worker_threads)$' },
     },
     {
       name: 'lowdb-only-in-store',

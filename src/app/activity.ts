@@ -21,6 +21,8 @@ const RATE_SECONDS = 60;
 const LATENCY_SAMPLES = 2048;
 /** Finished tasks still shown. */
 const FINISHED_KEPT = 5;
+/** Most recent requests kept for the dashboard's request lines. */
+const RECENT_KEPT = 50;
 
 export type TaskKind = 'batch' | 'ingestion' | (string & {});
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'cancelled';
@@ -62,6 +64,25 @@ export interface RankedTally extends Tally {
   name: string;
 }
 
+/** One finished request as the dashboard lists it: names, not ids. */
+export interface RequestLine {
+  /** ms since the epoch. */
+  time: number;
+  /** The key's name (its id when it has none; null: no valid key). */
+  key: string | null;
+  endpoint: string;
+  model: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  eur: number;
+}
+
+/** Upstream failures are the INFERENCE_31xx family (provider errors, timeouts, all routes failed). */
+export function isUpstreamFailure(code: string | null): boolean {
+  return code !== null && code.startsWith('INFERENCE_31');
+}
+
 export interface ActivitySnapshot {
   /** ms since the epoch when taken. */
   now: number;
@@ -90,6 +111,8 @@ export interface ActivitySnapshot {
   top_models: RankedTally[];
   top_keys: RankedTally[];
   tasks: TaskSnapshot[];
+  /** The most recent requests, oldest first (up to 50). */
+  recent: RequestLine[];
 }
 
 const DAY_MS = 86_400_000;
@@ -109,6 +132,11 @@ export class Activity {
   private models = new Map<string, Tally>();
   private keys = new Map<string, Tally>();
 
+  private readonly recentEntries: Array<RequestLogEntry | undefined> = new Array<RequestLogEntry | undefined>(RECENT_KEPT);
+  private recentNext = 0;
+  private keyName: (id: string) => string | undefined = () => undefined;
+  private listener: ((entry: RequestLogEntry) => void) | null = null;
+
   private readonly running = new Map<string, TaskSnapshot>();
   private finished: TaskSnapshot[] = [];
 
@@ -123,8 +151,28 @@ export class Activity {
     this.inFlight = read;
   }
 
+  /** How key ids read on the dashboard (the composition root hands over the key store's names). */
+  nameKeys(resolve: (id: string) => string | undefined): void {
+    this.keyName = resolve;
+  }
+
+  /** The key's name, else its id; null for a request without a valid key. */
+  keyLabel(id: string | null): string | null {
+    if (id === null) return null;
+    const name = this.keyName(id);
+    return name === undefined || name === '' ? id : name;
+  }
+
+  /** Called with every finished request (`igw serve --no-tui` writes one JSON line each). */
+  onRequest(listener: ((entry: RequestLogEntry) => void) | null): void {
+    this.listener = listener;
+  }
+
   /** One finished request (the request-log entry, already built): O(1), no allocation once warm. */
   recordRequest(entry: RequestLogEntry): void {
+    this.recentEntries[this.recentNext] = entry;
+    this.recentNext = (this.recentNext + 1) % RECENT_KEPT;
+    this.listener?.(entry);
     const now = this.now();
     const second = Math.floor(now / 1000);
     const slot = second % RATE_SECONDS;
@@ -206,6 +254,8 @@ export class Activity {
       },
       end: (status, detail) => {
         if (task.status !== 'running') return;
+        // Completed means every unit is done, whether or not the service reported the last one.
+        if (status === 'completed' && task.total !== null && task.done + task.failed < task.total) task.done = task.total - task.failed;
         task.status = status;
         task.ended_at = this.now();
         if (detail !== undefined) task.detail = detail;
@@ -242,9 +292,29 @@ export class Activity {
       errors: [...this.errorCounts].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
       today: { day: new Date(now).toISOString().slice(0, 10), ...today },
       top_models: sameDay ? top(this.models) : [],
-      top_keys: sameDay ? top(this.keys) : [],
+      top_keys: sameDay ? top(this.keys).map((tally) => ({ ...tally, name: this.keyLabel(tally.name) ?? tally.name })) : [],
       tasks: [...this.running.values(), ...this.finished].map((task) => ({ ...task })),
+      recent: this.recentLines(),
     };
+  }
+
+  private recentLines(): RequestLine[] {
+    const lines: RequestLine[] = [];
+    for (let offset = 0; offset < RECENT_KEPT; offset += 1) {
+      const entry = this.recentEntries[(this.recentNext + offset) % RECENT_KEPT];
+      if (entry === undefined) continue;
+      lines.push({
+        time: Date.parse(entry.time),
+        key: this.keyLabel(entry.key_id),
+        endpoint: entry.endpoint,
+        model: entry.model,
+        status: entry.status,
+        error_code: entry.error_code,
+        latency_ms: entry.latency_ms,
+        eur: entry.eur === '0' ? 0 : Number(entry.eur),
+      });
+    }
+    return lines;
   }
 }
 

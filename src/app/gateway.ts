@@ -102,6 +102,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       mcpServers,
       activity: new Activity(() => clock.now()),
     };
+    // The dashboard and the request lines of `igw serve` show keys by name.
+    app.activity.nameKeys((id) => store.keys.get(id)?.name);
     await vectorStores.start(app, documentTools(app));
     batches.start(app, ROUTES);
     const storageSettlement = await StorageSettlement.open({

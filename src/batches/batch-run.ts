@@ -77,7 +77,10 @@ export class BatchRun {
 
   private async executeSafely(): Promise<void> {
     const record = this.record;
-    this.task = this.deps.app.activity.startTask('batch', record.id, record.endpoint, { total: record.total });
+    // The dashboard names a batch by its metadata name or its input file, not by its id.
+    const input = await this.deps.files.get(record.account, record.input_file_id).catch(() => undefined);
+    const name = record.metadata?.['name'] ?? input?.filename ?? record.id;
+    this.task = this.deps.app.activity.startTask('batch', record.id, `${name} ${record.endpoint}`, { total: record.total });
     try {
       await this.executeSteps();
     } catch (error) {

@@ -23,9 +23,9 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'data directory (env IGW_DATA_DIR; default $XDG_DATA_HOME/igw)')
     .option('--config <file>', 'config file (env IGW_CONFIG; else ./igw.config.json, else $XDG_CONFIG_HOME/igw/config.json)')
     .option('--base-url <url>', 'gateway URL for client commands (env IGW_BASE_URL; default http://127.0.0.1:8787)')
-    .option('--api-key <key>', 'API key for client commands (env IGW_API_KEY)')
+    .option('--api-key <key>', "API key for client commands (env IGW_API_KEY; default: the CLI's own key of the data dir)")
     .version(VERSION, '-V, --version', 'print the igw version')
-    .addHelpText('after', '\nExample:\n  igw serve &\n  export IGW_API_KEY=$(igw keys create --name laptop)\n  igw models --meta')
+    .addHelpText('after', '\nExample:\n  igw serve &\n  igw models --meta            # on the gateway\'s machine no key is needed\n  export IGW_API_KEY=$(igw keys create --name laptop)   # a key for curl and SDKs')
     .exitOverride();
   const globals = () => program.opts<GlobalOptions>();
   registerServe(program, globals);

@@ -41,6 +41,7 @@ export async function readKeyNames(dataDir: string): Promise<Map<string, string>
 /** Typed repository over keys.json, with an in-memory hash index for the hot path. */
 export class KeyRepository {
   private byHash = new Map<string, KeyRecord>();
+  private byId = new Map<string, KeyRecord>();
 
   private constructor(private readonly database: Low<KeysDocument>) {
     this.reindex();
@@ -52,6 +53,7 @@ export class KeyRepository {
 
   private reindex(): void {
     this.byHash = new Map(this.database.data.keys.map((record) => [record.hash, record]));
+    this.byId = new Map(this.database.data.keys.map((record) => [record.id, record]));
   }
 
   findByHash(hash: string): KeyRecord | undefined {
@@ -59,7 +61,7 @@ export class KeyRepository {
   }
 
   get(id: string): KeyRecord | undefined {
-    return this.database.data.keys.find((record) => record.id === id);
+    return this.byId.get(id);
   }
 
   list(): KeyRecord[] {
@@ -69,6 +71,7 @@ export class KeyRepository {
   async insert(record: KeyRecord): Promise<void> {
     this.database.data.keys.push(record);
     this.byHash.set(record.hash, record);
+    this.byId.set(record.id, record);
     await this.database.write();
   }
 

@@ -22,6 +22,11 @@ function getEncoder(): Tiktoken {
   return encoder;
 }
 
+/** Loads the encoder now (igw serve does it right after listening, see cli/commands/serve.ts). */
+export function warmTokenizer(): void {
+  getEncoder();
+}
+
 /** OpenAI's documented chat overhead: each message is framed by about 3 tokens. */
 const TOKENS_PER_MESSAGE = 3;
 /** …and every reply is primed with `<|start|>assistant<|message|>`. */

@@ -151,7 +151,7 @@ export class VectorStoreService {
   /** One ingestion, shown on the `igw serve` dashboard while it runs and with its outcome after. */
   private async ingestTracked(context: IngestContext, job: IngestJob, signal: AbortSignal): Promise<void> {
     const file = this.repository.file(job.storeId, job.fileId);
-    const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${job.storeId}`, { total: 1 });
+    const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${this.repository.store(job.storeId)?.name || job.storeId}`, { total: 1 });
     // Taken before the first await: turns follow the order in which the queue starts jobs.
     const turn = this.commitTurns.take(job.storeId);
     try {

@@ -19,9 +19,10 @@ describe('dependency rules', () => {
     expect(result.exitCode).toBe(0);
   }, 60_000);
 
-  it('the checker catches a planted violation (translate/ importing providers/)', async () => {
+  it('the checker catches planted violations (translate/ importing providers/ and node:fs)', async () => {
     const result = await cruise(path.join(root, 'test', 'architecture', 'violation'));
     expect(result.exitCode).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('translate-is-pure');
+    expect(result.stdout + result.stderr).toContain('translate-does-no-io');
   }, 60_000);
 });

@@ -239,4 +239,32 @@ describe('igw kb', () => {
     expect(all.filter((event) => event.type === 'failed')).toEqual([]);
     expect(all.at(-1)).toMatchObject({ type: 'summary', failed: 0, waiting: 0 });
   }, 90_000);
+  it('the gateway killed (SIGKILL) mid-sync: after a restart nothing acknowledged is lost and a re-run completes the store', async () => {
+    for (let i = 0; i < 40; i += 1) await writeFile(path.join(folder, `note-${String(i).padStart(2, '0')}.md`), `Note number ${i} about topic ${i % 7}.\n`);
+    const child = execa(process.execPath, [BIN, 'kb', 'sync', folder, '--store', 'notes', '--json'], { cwd: sandbox.cwd, env: { ...sandbox.env, ...env }, extendEnv: false, reject: false, stdin: 'ignore', buffer: false });
+    let stdout = '';
+    let killed: Promise<unknown> | null = null;
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      stdout += chunk;
+      if (killed === null && stdout.split('"type":"uploaded"').length > 12) killed = server.stop('SIGKILL');
+    });
+    const interrupted = await child;
+    await killed;
+    // The files it could not send wait for the gateway: none is blamed on the file.
+    expect(interrupted.exitCode).toBe(1);
+    expect(String(interrupted.stderr)).not.toMatch(/fix them/);
+    server = await startServer(sandbox, ['--port', String(server.port)]);
+    const resumed = await kb(['sync', folder, '--store', 'notes', '--json']);
+    expect(resumed.exitCode).toBe(0);
+    await until(async () => (await storeFiles()).every((file) => file.status === 'completed'));
+    const files = await storeFiles();
+    expect(files).toHaveLength(42);
+    expect(new Set(files.map((file) => file.path)).size).toBe(42);
+    // The Files API still has every attached file (its journal survived the kill).
+    const uploads = (await fetch(`${server.url}/v1/files?limit=10000`, { headers: { authorization: `Bearer ${env['IGW_API_KEY']}` } }).then((response) => response.json())) as { data: unknown[] };
+    expect(uploads.data.length).toBeGreaterThanOrEqual(42);
+    const again = events((await kb(['sync', folder, '--store', 'notes', '--json'])).stdout).at(-1)!;
+    expect(again).toMatchObject({ type: 'summary', uploaded: 0, failed: 0, waiting: 0 });
+  }, 90_000);
 });

@@ -67,7 +67,7 @@ describe('vector stores', () => {
     await gw.gateway.app.vectorStores.idle();
     // The `igw serve` dashboard lists each ingestion with its outcome.
     const ingestions = gw.gateway.app.activity.snapshot().tasks.filter((task) => task.kind === 'ingestion');
-    expect(ingestions.find((task) => task.id === returns.id)).toMatchObject({ status: 'completed', label: `returns.md → ${store.id}` });
+    expect(ingestions.find((task) => task.id === returns.id)).toMatchObject({ status: 'completed', label: `returns.md → ${store.name}` });
 
     const retrieved = await client.vectorStores.retrieve(store.id);
     expect(retrieved.file_counts).toEqual({ in_progress: 0, completed: 3, failed: 0, cancelled: 0, total: 3 });

@@ -15,7 +15,7 @@ export function registerModels(program: Command, globals: () => GlobalOptions): 
     .description('list the models your key can use (asks the running gateway)')
     .option('--meta', 'include type, context length, capabilities and pricing')
     .option('--json', 'print the API response')
-    .addHelpText('after', '\nExample:\n  IGW_API_KEY=sk-svc-... igw models --meta')
+    .addHelpText('after', '\nExamples:\n  igw models --meta                          # the CLI\'s own key, on the gateway\'s machine\n  IGW_API_KEY=sk-svc-... igw models --json   # any key, any gateway (--base-url)')
     .action(async (options: { meta?: boolean; json?: boolean }) => {
       const client = new GatewayClient(resolveBaseUrl(globals()), resolveApiKey(globals()));
       const list = await client.getJson<{ data: ModelEntry[] }>(`/v1/models${options.meta === true ? '?include_meta=true' : ''}`);

@@ -6,8 +6,10 @@ import { describeConfigSource } from '../../config/load.js';
 import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
 import { readRequestLog } from '../../store/request-log.js';
+import { warmTokenizer } from '../../tokens/tokenizer.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
+import { RequestLines } from '../request-lines.js';
 import { LogTail } from '../ui/log-tail.js';
 import type { RunningDashboard } from '../ui/serve-dashboard.js';
 import { colorEnabled, interactive } from '../ui/terminal.js';
@@ -66,14 +68,19 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         }
         throw error;
       }
+      // Plain mode: one JSON line per request (and per upstream failure) on stderr.
+      const requestLines = logTail === null ? new RequestLines((id) => gateway.app.activity.keyLabel(id)) : null;
+      if (requestLines !== null) gateway.app.activity.onRequest((entry) => requestLines.record(entry));
       let stopping = false;
       stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
+        requestLines?.flush();
         if (logTail !== null) logTail.logger.info('shutting down', { signal });
         else printInfo(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'shutting down', signal }));
         void gateway.close().then(
           () => {
+            requestLines?.flush();
             dashboard?.close();
             process.exit(0);
           },
@@ -100,6 +107,10 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         void seedToday(gateway.app.activity, dataDir, logTail);
       }
       if (stopRequested !== null) stop(stopRequested);
+      // The tokenizer's rank table takes ~0.7-2.5 s of one core to load, synchronously: pay it
+      // now, while nobody waits, instead of stalling every connection on the first request that
+      // counts tokens.
+      else setImmediate(warmTokenizer);
     });
 }
 

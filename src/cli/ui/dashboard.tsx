@@ -1,6 +1,6 @@
-import { Box, Text, useInput, useStdin } from 'ink';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { Activity, ActivitySnapshot, RankedTally, TaskSnapshot } from '../../app/activity.js';
+import { Box, Text, useInput, useStdin, useStdout } from 'ink';
+import { useEffect, useRef, useState } from 'react';
+import { isUpstreamFailure, type Activity, type ActivitySnapshot, type RankedTally, type RequestLine, type TaskSnapshot } from '../../app/activity.js';
 import { formatAmount, formatCo2, formatCount, formatKwh, formatMs } from '../../usage/format.js';
 import { bar, sparkline } from '../../usage/sparkline.js';
 import { formatLogLine, type LogLine } from './log-tail.js';
@@ -19,6 +19,8 @@ export interface DashboardViewProps {
   color: boolean;
   /** Set once q / Ctrl-C was pressed: the footer says the gateway is stopping. */
   stopping?: boolean;
+  /** Terminal height: the frame never grows taller (default 24). */
+  rows?: number;
 }
 
 function uptime(ms: number): string {
@@ -29,135 +31,119 @@ function uptime(ms: number): string {
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(s).padStart(2, '0')}s` : `${s}s`;
 }
 
-function Section({ title, children, width }: { title: string; children: ReactNode; width?: number }) {
-  return (
-    <Box flexDirection="column" marginRight={2} {...(width === undefined ? {} : { width })}>
-      <Text bold underline>
-        {title}
-      </Text>
-      {children}
-    </Box>
-  );
+/** `10:00:01` (UTC, like the request log). */
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
 }
 
-function Row({ label, value, width = 12 }: { label: string; value: ReactNode; width?: number }) {
-  return (
-    <Box>
-      <Box width={width}>
-        <Text dimColor>{label}</Text>
-      </Box>
-      <Text>{value}</Text>
-    </Box>
-  );
+function fit(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 }
 
-function Ranking({ rows, empty }: { rows: readonly RankedTally[]; empty: string }) {
-  if (rows.length === 0) return <Text dimColor>{empty}</Text>;
-  const width = Math.min(28, Math.max(...rows.map((row) => row.name.length)) + 2);
-  return (
-    <>
-      {rows.map((row) => (
-        <Box key={row.name}>
-          <Box width={width}>
-            <Text wrap="truncate-middle">{row.name}</Text>
-          </Box>
-          <Text>
-            {formatCount(row.requests).padStart(7)} req  €{formatAmount(row.eur)}
-          </Text>
-        </Box>
-      ))}
-    </>
-  );
+/** One request: time, key name, model, status, latency, then the cost, or the error code when it failed. */
+export function requestLineText(line: RequestLine): string {
+  const latency = line.latency_ms >= 1000 ? `${(line.latency_ms / 1000).toFixed(1)} s` : `${formatMs(line.latency_ms)} ms`;
+  const outcome = line.error_code ?? (line.status >= 400 ? `HTTP ${line.status}` : `€${formatAmount(line.eur)}`);
+  return `${clock(line.time)} ${fit(line.key ?? '(no key)', 14)} ${fit(line.model ?? line.endpoint, 22)} ${String(line.status).padStart(3)} ${latency.padStart(8)}  ${outcome}`;
 }
 
 function taskLine(task: TaskSnapshot, now: number): string {
   const counts = task.total === null ? `${formatCount(task.done)} done` : `${formatCount(task.done)}/${formatCount(task.total)}`;
   const failed = task.failed > 0 ? `, ${formatCount(task.failed)} failed` : '';
-  const progress = task.total !== null && task.total > 0 ? `${bar(task.done, task.total, 20).padEnd(20, '·')} ` : '';
+  const progress = task.total !== null && task.total > 0 ? `${bar(task.done + task.failed, task.total, 12).padEnd(12, '·')} ` : '';
   const elapsed = uptime((task.ended_at ?? now) - task.started_at);
   return `${task.kind.padEnd(9)} ${task.label} ${progress}${counts}${failed} · ${task.status} · ${elapsed}${task.detail === null ? '' : ` · ${task.detail}`}`;
 }
 
-/** The `igw serve` dashboard as a pure function of one activity snapshot (rendered ~1/s). */
-export function DashboardView({ info, snapshot, log, color, stopping = false }: DashboardViewProps) {
+type FeedItem = { time: number; kind: 'request'; line: RequestLine } | { time: number; kind: 'log'; line: LogLine };
+
+/** Requests and log lines in one feed, by time (a request and the log line it caused stay together). */
+function feed(snapshot: ActivitySnapshot, log: readonly LogLine[], count: number): FeedItem[] {
+  if (count <= 0) return [];
+  const items: FeedItem[] = [...snapshot.recent.map((line) => ({ time: line.time, kind: 'request' as const, line })), ...log.map((line) => ({ time: line.time, kind: 'log' as const, line }))];
+  // Same millisecond: the log line first (it is usually what the request caused or what preceded it).
+  return items.sort((a, b) => a.time - b.time || (a.kind === b.kind ? 0 : a.kind === 'log' ? -1 : 1)).slice(-count);
+}
+
+function ranking(rows: readonly RankedTally[]): string {
+  return rows.length === 0 ? 'none yet' : rows.map((row) => `${row.name} ${formatCount(row.requests)}`).join(' · ');
+}
+
+/** Lines the view always uses besides the feed and the task list (header, numbers, titles, footer). */
+const FIXED_LINES = 11;
+/** Tasks shown at most (running first, then the last finished). */
+const MAX_TASK_LINES = 4;
+
+/**
+ * The `igw serve` dashboard as a pure function of one activity snapshot (rendered ~1/s). Every line
+ * is cut to the terminal's width and the feed gets only the rows left, so the whole frame fits the
+ * terminal (80×24 included) and the header never scrolls away.
+ */
+export function DashboardView({ info, snapshot, log, color, stopping = false, rows = 24 }: DashboardViewProps) {
   const tint = (name: string) => (color ? name : undefined);
   const errorTotal = snapshot.errors.reduce((sum, error) => sum + error.count, 0);
   const running = snapshot.tasks.filter((task) => task.status === 'running').length;
+  const tasks = snapshot.tasks.slice(0, MAX_TASK_LINES);
+  const taskLines = Math.max(1, tasks.length);
+  // One row stays free: a frame as tall as the terminal scrolls by one line when it is redrawn.
+  const feedLines = Math.max(0, rows - 1 - FIXED_LINES - taskLines);
+  const items = feed(snapshot, log, feedLines);
+  const today = snapshot.today;
+  const line = (text: string, props: Record<string, unknown> = {}) => (
+    <Text wrap="truncate-end" {...props}>
+      {text}
+    </Text>
+  );
   return (
     <Box flexDirection="column">
-      <Box>
+      <Text wrap="truncate-end">
         <Text bold color={tint('cyan')}>
           igw
         </Text>
-        <Text> listening on </Text>
+        {' '}
         <Text bold>{info.url}</Text>
         <Text dimColor>
-          {'  '}up {uptime(snapshot.now - snapshot.started_at)} · data {info.dataDir} · config {info.config}
+          {' '}· up {uptime(snapshot.now - snapshot.started_at)} · config {info.config} · data {info.dataDir}
         </Text>
-      </Box>
-      <Box marginTop={1}>
-        <Section title="Traffic" width={34}>
-          <Row label="requests/s" value={snapshot.requests_per_second.toFixed(1)} />
-          <Row label="last 20 s" value={<Text wrap="truncate">{sparkline(snapshot.per_second.slice(-21, -1)).replaceAll(' ', '·')}</Text>} />
-          <Row label="p50" value={`${formatMs(snapshot.latency_p50_ms)} ms`} />
-          <Row label="p99" value={`${formatMs(snapshot.latency_p99_ms)} ms`} />
-          <Row label="in flight" value={String(snapshot.in_flight)} />
-          <Row label="since start" value={`${formatCount(snapshot.total_requests)} requests`} />
-        </Section>
-        <Section title={`Today (${snapshot.today.day} UTC)`} width={36}>
-          <Row label="requests" value={`${formatCount(snapshot.today.requests)} (${formatCount(snapshot.today.errors)} errors)`} />
-          <Row label="spend" value={`€${formatAmount(snapshot.today.eur)}`} />
-          <Row label="energy" value={`${formatAmount(snapshot.today.energy)} units`} />
-          <Row label="electricity" value={formatKwh(snapshot.today.energy_kwh)} />
-          <Row label="CO2" value={formatCo2(snapshot.today.carbon_g_co2)} />
-        </Section>
-        <Section title="Errors since start">
-          {snapshot.errors.length === 0 ? (
-            <Text color={tint('green')}>none</Text>
-          ) : (
-            [{ code: 'total', count: errorTotal }, ...snapshot.errors.slice(0, 5)].map((error) => (
-              <Text key={error.code} color={tint('red')}>
-                {error.code.padEnd(16)} {formatCount(error.count)}
-              </Text>
-            ))
-          )}
-        </Section>
-      </Box>
-      <Box marginTop={1}>
-        <Section title="Top models today" width={52}>
-          <Ranking rows={snapshot.top_models} empty="no requests yet" />
-        </Section>
-        <Section title="Top keys today">
-          <Ranking rows={snapshot.top_keys} empty="no requests yet" />
-        </Section>
-      </Box>
-      <Box marginTop={1}>
-        <Section title={`Batches and ingestions (${running} running)`}>
-          {snapshot.tasks.length === 0 ? (
-            <Text dimColor>nothing running</Text>
-          ) : (
-            snapshot.tasks.map((task) => (
-              <Text key={`${task.kind}:${task.id}`} color={tint(task.status === 'failed' ? 'red' : task.status === 'running' ? 'yellow' : 'green')} wrap="truncate-end">
-                {taskLine(task, snapshot.now)}
-              </Text>
-            ))
-          )}
-        </Section>
-      </Box>
-      {log.length > 0 && (
-        <Box marginTop={1}>
-          <Section title="Log">
-            {log.map((line, index) => (
-              <Text key={index} wrap="truncate-end" {...(line.level === 'info' ? { dimColor: true } : { color: tint(line.level === 'error' ? 'red' : 'yellow') })}>
-                {formatLogLine(line)}
-              </Text>
-            ))}
-          </Section>
-        </Box>
+      </Text>
+      {line(
+        `now       ${snapshot.requests_per_second.toFixed(1)} req/s ${sparkline(snapshot.per_second.slice(-21, -1)).replaceAll(' ', '·')} · p50 ${formatMs(snapshot.latency_p50_ms)} ms · p99 ${formatMs(snapshot.latency_p99_ms)} ms · ${snapshot.in_flight} in flight · ${formatCount(snapshot.total_requests)} since start`,
       )}
-      <Box marginTop={1}>
-        <Text dimColor>{stopping ? 'stopping: finishing in-flight requests…' : 'q or Ctrl-C stops the gateway'}</Text>
-      </Box>
+      {line(
+        `today     ${formatCount(today.requests)} requests (${formatCount(today.errors)} errors) · €${formatAmount(today.eur)} · ${formatAmount(today.energy)} units · ${formatKwh(today.energy_kwh)} · ${formatCo2(today.carbon_g_co2)} CO2`,
+      )}
+      {snapshot.errors.length === 0
+        ? line('errors    none since start', { color: tint('green') })
+        : line(`errors    ${formatCount(errorTotal)}: ${snapshot.errors.slice(0, 6).map((error) => `${error.code} ${formatCount(error.count)}`).join(' · ')}`, { color: tint('red') })}
+      {line(`models    ${ranking(snapshot.top_models)}`)}
+      {line(`keys      ${ranking(snapshot.top_keys)}`)}
+      <Text> </Text>
+      {line(`Batches and ingestions (${running} running)`, { bold: true })}
+      {tasks.length === 0
+        ? line('nothing running', { dimColor: true })
+        : tasks.map((task) => (
+            <Text key={`${task.kind}:${task.id}`} wrap="truncate-end" color={tint(task.status === 'failed' ? 'red' : task.status === 'running' ? 'yellow' : 'green')}>
+              {taskLine(task, snapshot.now)}
+            </Text>
+          ))}
+      <Text> </Text>
+      {line('Requests and log (time UTC, key, model, status, latency, cost or error)', { bold: true })}
+      {items.length === 0 && feedLines > 0
+        ? line('no requests yet', { dimColor: true })
+        : items.map((item, index) =>
+            item.kind === 'request' ? (
+              <Text key={index} wrap="truncate-end" {...(item.line.status >= 400 ? { color: tint(isUpstreamFailure(item.line.error_code) || item.line.status >= 500 ? 'red' : 'yellow') } : {})}>
+                {requestLineText(item.line)}
+              </Text>
+            ) : (
+              <Text key={index} wrap="truncate-end" {...(item.line.level === 'info' ? { dimColor: true } : { color: tint(item.line.level === 'error' ? 'red' : 'yellow') })}>
+                {formatLogLine(item.line)}
+              </Text>
+            ),
+          )}
+      <Text dimColor wrap="truncate-end">
+        {stopping ? 'stopping: finishing in-flight requests…' : 'q or Ctrl-C stops the gateway'}
+      </Text>
     </Box>
   );
 }
@@ -172,10 +158,22 @@ export interface DashboardProps {
   refreshMs?: number;
 }
 
+/** Log lines handed to the feed (it shows as many of the newest as the terminal has rows for). */
+const LOG_KEPT = 40;
+
 /** Live wrapper: re-reads the in-memory snapshot on a timer (no disk reads per frame). */
 export function Dashboard({ info, activity, recentLog, color, onQuit, refreshMs = 1000 }: DashboardProps) {
   const [snapshot, setSnapshot] = useState(() => activity.snapshot());
-  const [log, setLog] = useState(() => recentLog(5));
+  const [log, setLog] = useState(() => recentLog(LOG_KEPT));
+  const { stdout } = useStdout();
+  const [rows, setRows] = useState(() => stdout.rows ?? 24);
+  useEffect(() => {
+    const resized = () => setRows(stdout.rows ?? 24);
+    stdout.on('resize', resized);
+    return () => {
+      stdout.off('resize', resized);
+    };
+  }, [stdout]);
   const [stopping, setStopping] = useState(false);
   // A ref, not the state: two keys in one tick must not call onQuit twice.
   const quitting = useRef(false);
@@ -183,7 +181,7 @@ export function Dashboard({ info, activity, recentLog, color, onQuit, refreshMs 
   useEffect(() => {
     const timer = setInterval(() => {
       setSnapshot(activity.snapshot());
-      setLog(recentLog(5));
+      setLog(recentLog(LOG_KEPT));
     }, refreshMs);
     return () => clearInterval(timer);
   }, [activity, recentLog, refreshMs]);
@@ -199,5 +197,5 @@ export function Dashboard({ info, activity, recentLog, color, onQuit, refreshMs 
     // Without a terminal on stdin (igw serve < /dev/null) there are no keys: signals still stop it.
     { isActive: isRawModeSupported === true },
   );
-  return <DashboardView info={info} snapshot={snapshot} log={log} color={color} stopping={stopping} />;
+  return <DashboardView info={info} snapshot={snapshot} log={log} color={color} stopping={stopping} rows={rows} />;
 }

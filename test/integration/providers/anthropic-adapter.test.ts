@@ -276,3 +276,16 @@ describe('anthropic adapter: every recorded Anthropic stream over real HTTP', ()
     expect(viaHttp).toEqual(direct);
   });
 });
+
+describe('anthropic adapter: the client\'s anthropic-beta header (DESIGN §5)', () => {
+  it('native calls add the client\'s flags after the configured ones (once each); translated calls never send them', async () => {
+    const { upstream, adapter } = await setup((incoming) => (incoming.body.stream === true ? { rawSse: anthropicSse(textEvents) } : { json: message }), { headers: { 'anthropic-beta': 'configured-flag' } });
+    const withBeta = { ...context(), passThroughHeaders: { 'anthropic-beta': 'client-flag-1, configured-flag,client-flag-2' } };
+    await adapter.messages!({ model: 'x', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }, withBeta);
+    expect(upstream.requests[0]!.headers['anthropic-beta']).toBe('configured-flag,client-flag-1,client-flag-2');
+    expect(await collect(adapter.messagesStream!({ model: 'x', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }, withBeta))).toHaveLength(textEvents.length);
+    expect(upstream.requests[1]!.headers['anthropic-beta']).toBe('configured-flag,client-flag-1,client-flag-2');
+    await adapter.chat(request, withBeta);
+    expect(upstream.requests[2]!.headers['anthropic-beta']).toBe('configured-flag');
+  });
+});

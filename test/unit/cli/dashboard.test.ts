@@ -57,41 +57,64 @@ afterEach(() => {
   unmounts = [];
 });
 
-function frameOf(snapshot: ActivitySnapshot, color = false, stopping = false): string {
-  const view = render(createElement(DashboardView, { info, snapshot, log, color, stopping }));
+function frameOf(snapshot: ActivitySnapshot, color = false, stopping = false, rows = 60): string {
+  const view = render(createElement(DashboardView, { info, snapshot, log, color, stopping, rows }));
   unmounts.push(view.unmount);
   return view.lastFrame() ?? '';
 }
 
 describe('DashboardView', () => {
-  it('shows traffic, latency, errors by code, today, top models and keys, tasks and the log', () => {
+  it('shows traffic, latency, errors by code, today, top models and keys, tasks, one line per request and the log', () => {
     const frame = frameOf(busyActivity().activity.snapshot());
     expect(frame).toContain('http://127.0.0.1:8787');
-    expect(frame).toMatch(/requests\/s\s+3\.0/);
-    expect(frame).toMatch(/p50\s+110 ms/);
-    expect(frame).toMatch(/p99\s+210 ms/);
-    expect(frame).toMatch(/AUTH_1028\s+1/);
-    expect(frame).toMatch(/total\s+1\n/);
-    expect(frame).toMatch(/last 20 s\s+·+█{10}/);
-    expect(frame).toMatch(/requests\s+34 \(1 errors\)/);
-    expect(frame).toMatch(/spend\s+€8\.5/);
-    expect(frame).toMatch(/energy\s+850 units/);
-    expect(frame).toMatch(/electricity\s+68 Wh/);
-    expect(frame).toMatch(/CO2\s+17 g/);
-    expect(frame).toMatch(/local-echo\s+33 req/);
-    expect(frame).toMatch(/key_live\s+33 req/);
-    expect(frame).toMatch(/gpt-4o-mini\s+1 req/);
+    expect(frame).toMatch(/3\.0 req\/s ·+█{10}/);
+    expect(frame).toContain('p50 110 ms · p99 210 ms');
+    expect(frame).toContain('34 since start');
+    expect(frame).toContain('errors    1: AUTH_1028 1');
+    expect(frame).toContain('today     34 requests (1 errors) · €8.5 · 850 units · 68 Wh · 17 g CO2');
+    expect(frame).toContain('models    local-echo 33 · gpt-4o-mini 1');
+    expect(frame).toContain('keys      key_live 33 · key_other 1');
     expect(frame).toContain('Batches and ingestions (1 running)');
     expect(frame).toMatch(/batch\s+rows\.jsonl .*50\/200, 2 failed · running/);
     expect(frame).toMatch(/ingestion notes\/ 0 done · failed · 0s · a\.md: unsupported type/);
     expect(frame).toMatch(/10:00:00 warn\s+upstream slow route=openai\/gpt-4o/);
+    expect(frame).toMatch(/10:00:00 key_other\s+gpt-4o-mini\s+429\s+12 ms  AUTH_1028/);
+    expect(frame).toMatch(/10:00:00 key_live\s+local-echo\s+200\s+210 ms  €0\.25/);
     expect(frame).toContain('q or Ctrl-C stops the gateway');
   });
 
+  it('names keys instead of showing ids, in the rankings and the request lines', () => {
+    const { activity } = busyActivity();
+    activity.nameKeys((id) => (id === 'key_live' ? 'laptop' : undefined));
+    const frame = frameOf(activity.snapshot());
+    expect(frame).toContain('keys      laptop 33 · key_other 1');
+    expect(frame).toMatch(/10:00:00 laptop\s+local-echo/);
+    expect(frame).not.toMatch(/key_live/);
+  });
+
+  it('fits 80×24: never more lines than the terminal, the header first, the newest requests last', () => {
+    const { activity } = busyActivity();
+    for (let i = 0; i < 40; i += 1) activity.recordRequest(entry({ status: 502, error_code: 'INFERENCE_3105', model: `m${i}` }));
+    const view = render(createElement(DashboardView, { info, snapshot: activity.snapshot(), log, color: false, rows: 24 }));
+    unmounts.push(view.unmount);
+    const lines = (view.lastFrame() ?? '').split('\n');
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(lines[0]).toContain('igw http://127.0.0.1:8787');
+    expect(lines.at(-2)).toMatch(/m39\s+502\s+12 ms  INFERENCE_3105/);
+  });
+
+  it('finished work shows its full progress (an ingestion that completed is 1/1)', () => {
+    const activity = new Activity(() => T0);
+    activity.startTask('ingestion', 'file-1', 'a.md → notes', { total: 1 }).end('completed');
+    expect(frameOf(activity.snapshot())).toMatch(/ingestion a\.md → notes █+ 1\/1 · completed/);
+  });
+
   it('an idle gateway: zeros, no errors, nothing running', () => {
-    const frame = frameOf(new Activity(() => T0).snapshot());
-    expect(frame).toMatch(/requests\/s\s+0\.0/);
-    expect(frame).toMatch(/Errors since start\s*\n.*none/);
+    const view = render(createElement(DashboardView, { info, snapshot: new Activity(() => T0).snapshot(), log: [], color: false }));
+    unmounts.push(view.unmount);
+    const frame = view.lastFrame() ?? '';
+    expect(frame).toContain('0.0 req/s');
+    expect(frame).toContain('errors    none since start');
     expect(frame).toContain('no requests yet');
     expect(frame).toContain('nothing running');
   });
@@ -107,10 +130,10 @@ describe('Dashboard', () => {
     const tail = new LogTail();
     const view = render(createElement(Dashboard, { info, activity, recentLog: (count: number) => tail.recent(count), color: false, onQuit: () => undefined, refreshMs: 20 }));
     unmounts.push(view.unmount);
-    expect(view.lastFrame()).toMatch(/since start\s+34 requests/);
+    expect(view.lastFrame()).toContain('34 since start');
     for (let i = 0; i < 5; i += 1) activity.recordRequest(entry());
     tail.logger.error('boom', { code: 1 });
-    await waitFor(() => /since start\s+39 requests/.test(view.lastFrame() ?? '') && /error boom code=1/.test(view.lastFrame() ?? ''));
+    await waitFor(() => (view.lastFrame() ?? '').includes('39 since start') && /error boom code=1/.test(view.lastFrame() ?? ''));
   });
 
   it.each(['q', '\u0003'])('key %j calls onQuit once and shows the stopping line', async (key) => {
