@@ -7,9 +7,9 @@ export interface StoreQuery {
   /** The query embedding; null when the semantic side is off (embedding weight 0). */
   vector: readonly number[] | null;
   weights: FusionWeights;
-  /** How many chunks each side proposes (and at most how many come back). */
+  /** How many chunks each side proposes. */
   candidates: number;
-  /** How many results the caller will use at most: chunks that cannot reach them are not scored in full. */
+  /** How many results come back (the caller uses no more): chunks that cannot reach them are not scored in full. */
   keep: number;
   /** Only chunks of accepted files count (completed, passing the filter). */
   acceptFile(fileId: string): boolean;
@@ -37,15 +37,15 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
   const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
   const lexical = query.weights.text > 0 ? data.lexicalScores(query.text) : null;
-  const scored: Array<ScoredChunk & { label: number; known?: string }> = [];
-  const add = (label: number, semantic: number, known?: string) => {
+  const scored: Array<ScoredChunk & { label: number }> = [];
+  const add = (label: number, semantic: number) => {
     const chunk = data.chunkAt(label);
     if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
     const lexicalScore = lexical?.get(label) ?? 0;
-    scored.push({ ...chunk, label, text: '', known, score: fuseScores(semantic, lexicalScore, weights), semantic, lexical: lexicalScore });
+    scored.push({ ...chunk, label, text: '', score: fuseScores(semantic, lexicalScore, weights), semantic, lexical: lexicalScore });
   };
 
-  // The semantic side: the ANN hits come with their cosine and their text.
+  // The semantic side: the ANN hits come with their cosine (their text is read for the kept ones only).
   let unitQuery: Float32Array | null = null;
   let noise = 0;
   let lowestCosine = -1;
@@ -53,12 +53,12 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   if (semanticOn) {
     unitQuery = unit(query.vector!);
     noise = data.noiseLevel(unitQuery);
-    const hits = await data.search(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined);
+    const hits = await data.search(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined, { text: false });
     for (const hit of hits) {
       const label = data.labelOf(hit.fileId, hit.chunkIndex);
       if (label === undefined) continue;
       seen.add(label);
-      add(label, calibrateCosine(hit.score, noise), hit.text);
+      add(label, calibrateCosine(hit.score, noise));
     }
     // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
     if (hits.length >= query.candidates) lowestCosine = hits[hits.length - 1]!.score;
@@ -84,7 +84,8 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
 
   scored.sort((left, right) => right.score - left.score || left.label - right.label);
   const results: ScoredChunk[] = [];
-  for (const { label: _label, known, ...hit } of scored.slice(0, query.candidates)) results.push({ ...hit, text: known ?? (await data.chunkText(hit.fileId, hit.chunkIndex)) });
+  // Decrypting a file's chunks for its text is the costliest step when they are not cached: only the kept ones.
+  for (const { label: _label, ...hit } of scored.slice(0, query.keep)) results.push({ ...hit, text: await data.chunkText(hit.fileId, hit.chunkIndex) });
   return results;
 }
 

@@ -511,9 +511,10 @@ export class StoreData {
   /**
    * Best chunks for a query vector. With `acceptFile`, only those files' chunks count: when few
    * chunks pass, every one of them is scored exactly (an ANN walk that rejects most nodes would
-   * return too few or miss the best); otherwise hnswlib filters during the walk.
+   * return too few or miss the best); otherwise hnswlib filters during the walk. `text: false`
+   * leaves the hits' text empty (a caller that keeps only some of them reads those itself).
    */
-  async search(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean): Promise<ChunkHit[]> {
+  async search(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean, options: { text?: boolean } = {}): Promise<ChunkHit[]> {
     const dimensions = this.manifest.meta.dimensions;
     if (this.index === null || dimensions === null || k <= 0) return [];
     if (query.length !== dimensions) {
@@ -540,9 +541,9 @@ export class StoreData {
     for (const neighbor of neighbors) {
       const file = this.fileAt(neighbor.label);
       if (file === undefined) continue;
-      const chunks = await this.chunks(file.fileId);
       const chunkIndex = neighbor.label - file.start;
-      hits.push({ fileId: file.fileId, chunkIndex, score: neighbor.score, text: chunks[chunkIndex]?.text ?? '' });
+      const text = options.text === false ? '' : ((await this.chunks(file.fileId))[chunkIndex]?.text ?? '');
+      hits.push({ fileId: file.fileId, chunkIndex, score: neighbor.score, text });
     }
     return hits;
   }

@@ -207,7 +207,7 @@ describe('batch runner', () => {
     // The `igw serve` dashboard shows the run with its progress and outcome.
     const task = () => gateway.app.activity.snapshot().tasks.find((candidate) => candidate.kind === 'batch' && candidate.id === id);
     await waitFor(() => task()?.status === 'completed');
-    expect(task()).toMatchObject({ label: '/v1/chat/completions', done: rows, failed: 0, total: rows });
+    expect(task()).toMatchObject({ label: 'input.jsonl /v1/chat/completions', done: rows, failed: 0, total: rows });
     await gateway.app.store.requestLog.flush();
     const logged = (await readRequestLog(gateway.app.store.logFolder, 0)).filter((entry) => entry.endpoint === '/v1/chat/completions');
     expect(logged).toHaveLength(rows);
