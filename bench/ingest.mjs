@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { cpuSeconds, firstLine, seededRandom } from './process.mjs';
 
@@ -54,6 +55,13 @@ async function peakRssMb(pid) {
   return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
 }
 
+/** The gateway logs one line per request on stderr: pass on only warnings and errors. */
+function forwardProblems(stream) {
+  createInterface({ input: stream }).on('line', (line) => {
+    if (!line.startsWith('{') || /"level":"(warn|error)"/.test(line)) process.stderr.write(`${line}\n`);
+  });
+}
+
 function run(args, env, cwd, stderr = 'inherit', nodeArgs = []) {
   return spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/igw.js'), ...args], { env, cwd, stdio: ['ignore', 'pipe', stderr] });
 }
@@ -69,7 +77,8 @@ async function benchSize(files) {
   const key = await firstLine(run(['keys', 'create', '--name', 'bench', '--vault'], env, workDir, 'ignore'));
   // BENCH_INGEST_PROFILE=DIR writes a V8 CPU profile of the gateway there.
   const profile = process.env.BENCH_INGEST_PROFILE;
-  const igw = run(['serve', '--port', '0'], env, workDir, 'inherit', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`]);
+  const igw = run(['serve', '--port', '0'], env, workDir, 'pipe', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`]);
+  forwardProblems(igw.stderr);
   const origin = (await firstLine(igw)).replace('igw listening on ', '').trim();
   const auth = { authorization: `Bearer ${key}` };
   const json = async (method, url, body) => {
