@@ -70,9 +70,9 @@ describe('Bm25Index', () => {
 
   it('survives many removals and re-adds (compaction keeps the live postings)', () => {
     const index = new Bm25Index();
-    for (let label = 0; label < 400; label += 1) index.add(label, [`t${label % 7}`, 'shared']);
+    for (let label = 0; label < 400; label += 1) index.add(label, [`t${label % 7}`, 'everywhere']);
     for (let label = 0; label < 400; label += 2) index.remove(label);
-    index.add(1, ['t1', 'shared', 'extra']);
+    index.add(1, ['t1', 'everywhere', 'extra']);
     for (let label = 400; label < 420; label += 1) index.add(label, ['t3']);
     const scores = asMap(index.score(['t3']));
     const expected = [...Array(420).keys()].filter((label) => (label < 400 ? label % 2 === 1 && label % 7 === 3 : true));
