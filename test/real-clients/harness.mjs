@@ -144,6 +144,29 @@ export async function startRecordingProxy(target) {
   return { url: `http://127.0.0.1:${server.address().port}`, records, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/**
+ * A scripted upstream on loopback: `routes` maps a path ending (`/messages`, `/chat/completions`,
+ * `/responses`) to a reply function `(body, response)`; other paths get `notFound` with a 404.
+ * Every request is kept (path, headers, parsed body).
+ */
+export async function startScriptedUpstream(routes, notFound) {
+  const requests = [];
+  const server = createServer((request, response) => {
+    const parts = [];
+    request.on('data', (part) => parts.push(part));
+    request.on('end', () => {
+      const body = parts.length > 0 ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
+      requests.push({ path: request.url, headers: request.headers, body });
+      const route = Object.keys(routes).find((ending) => request.url.endsWith(ending));
+      if (route !== undefined) return routes[route](body, response);
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(notFound(request.url)));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
 /** A recorded request as a fixture: method, path with query, headers without secrets, body with long texts cut. */
 export async function saveFixture(folder, name, entry) {
   await mkdir(folder, { recursive: true });

@@ -4,27 +4,16 @@
 // loop: when the last user turn asks for the check command and Bash is offered, it calls Bash with
 // TOOL_COMMAND; when the conversation ends in a tool result, it answers `tool said: <result>`;
 // otherwise it answers `fake upstream heard: <the last user words>`. Every request is kept.
-import { createServer } from 'node:http';
+import { startScriptedUpstream } from '../harness.mjs';
 
 export const TOOL_COMMAND = 'echo igw-tool-loop-ok';
 export const TOOL_PROMPT = 'Run the check command with the Bash tool and report what it printed.';
 
-export async function startFakeUpstream() {
-  const requests = [];
-  const server = createServer((request, response) => {
-    const parts = [];
-    request.on('data', (part) => parts.push(part));
-    request.on('end', () => {
-      const body = parts.length > 0 ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
-      requests.push({ path: request.url, headers: request.headers, body });
-      if (request.url.endsWith('/messages')) return messagesReply(body, response);
-      if (request.url.endsWith('/chat/completions')) return chatReply(body, response);
-      response.writeHead(404, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${request.url}` } }));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+export function startFakeUpstream() {
+  return startScriptedUpstream(
+    { '/messages': messagesReply, '/chat/completions': chatReply },
+    (url) => ({ type: 'error', error: { type: 'not_found_error', message: `no route ${url}` } }),
+  );
 }
 
 /** The script: a Bash call, or a text answer. */

@@ -3,27 +3,15 @@
 // natively to a provider with "responses_api": true). Its "model" runs one tool loop: without a
 // tool result in the conversation it calls Codex's exec_command with TOOL_COMMAND; with one, it
 // answers `tool said: <the result>`. Every request is kept for the assertions.
-import { createServer } from 'node:http';
+import { startScriptedUpstream } from '../harness.mjs';
 
 export const TOOL_COMMAND = 'echo igw-tool-loop-ok';
 
-export async function startFakeOpenAI() {
-  const requests = [];
-  const server = createServer((request, response) => {
-    const parts = [];
-    request.on('data', (part) => parts.push(part));
-    request.on('end', () => {
-      const body = parts.length > 0 ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
-      requests.push({ path: request.url, headers: request.headers, body });
-      if (request.url.endsWith('/chat/completions')) return chatReply(body, response);
-      if (request.url.endsWith('/responses')) return responsesReply(body, response);
-      response.writeHead(404, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { message: `no route ${request.url}`, type: 'invalid_request_error', param: null, code: null } }));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+export function startFakeOpenAI() {
+  return startScriptedUpstream(
+    { '/chat/completions': chatReply, '/responses': responsesReply },
+    (url) => ({ error: { message: `no route ${url}`, type: 'invalid_request_error', param: null, code: null } }),
+  );
 }
 
 const usage = { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 };
