@@ -48,11 +48,17 @@ export function validHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders 
 }
 
 /**
- * response.writeHead with every header checked first (see validHeaders): a header value can no
- * longer make it throw. A value dropped here is one an echo check upstream of it missed.
+ * response.writeHead that cannot throw on a header: Node validates every header anyway, so the
+ * usual head is written as is, and only a head Node refused is written again with the valid
+ * headers (see validHeaders). A value dropped here is one an echo check upstream of it missed.
  */
 export function writeHeadSafely(response: ServerResponse, status: number, headers: OutgoingHttpHeaders): void {
-  response.writeHead(status, validHeaders(headers));
+  try {
+    response.writeHead(status, headers);
+  } catch (error) {
+    if (response.headersSent) throw error;
+    response.writeHead(status, validHeaders(headers));
+  }
 }
 
 /**

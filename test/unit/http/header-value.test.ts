@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition, echoableHeaderValue, echoableList, validHeaders } from '../../../src/http/header-value.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { attachmentDisposition, echoableHeaderValue, echoableList, validHeaders, writeHeadSafely } from '../../../src/http/header-value.js';
 
 describe('echoableHeaderValue', () => {
   it.each([
@@ -68,5 +70,28 @@ describe('echoableList', () => {
   it('is undefined when nothing can be shown', () => {
     expect(echoableList([])).toBeUndefined();
     expect(echoableList(['\u00e9'])).toBeUndefined();
+  });
+});
+
+describe('writeHeadSafely', () => {
+  it('writes a head Node would refuse with the invalid header left out, and a valid head as is', async () => {
+    const server = createServer((request, response) => {
+      const bad = request.url === '/bad';
+      writeHeadSafely(response, 201, { 'x-ok': 'yes', ...(bad ? { 'x-bad': 'line\nbreak' } : {}) });
+      response.end('done');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const path of ['/bad', '/good']) {
+        const answer = await fetch(`http://127.0.0.1:${port}${path}`);
+        expect(answer.status).toBe(201);
+        expect(answer.headers.get('x-ok')).toBe('yes');
+        expect(answer.headers.get('x-bad')).toBeNull();
+        expect(await answer.text()).toBe('done');
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
