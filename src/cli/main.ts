@@ -14,7 +14,7 @@ import { registerUsage } from './commands/usage.js';
 import type { GlobalOptions } from './global-options.js';
 import { helpForEveryCommand } from './help.js';
 import { ProblemsError, UserError, userErrorLine } from './user-error.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../util/version.js';
 
 /** The whole command tree (no side effects until parsed; the help tests walk it). */
 export function buildProgram(): Command {
