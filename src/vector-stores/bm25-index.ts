@@ -17,6 +17,8 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 const COMPACT_DEAD_SHARE = 0.25;
 const MAGIC = 0x4c574749; // "IGWL" little-endian
 const FORMAT_VERSION = 1;
+/** encodeParts' part size. */
+const PART_BYTES = 1024 * 1024;
 
 export interface LexicalScore {
   label: number;
@@ -30,7 +32,22 @@ export class LexicalScores {
     private readonly byLabel: Float64Array,
     /** Matching labels, in no particular order. */
     readonly labels: Int32Array,
+    private readonly onRelease: () => void = () => undefined,
   ) {}
+
+  /**
+   * Hands the arrays back to the index for the next query (it then clears only the labels this
+   * one touched). Read nothing after: the next query overwrites them. Not calling it is safe,
+   * the next query then allocates its own.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (let index = 0; index < this.labels.length; index += 1) this.byLabel[this.labels[index]!] = 0;
+    this.onRelease();
+  }
+
+  private released = false;
 
   get size(): number {
     return this.labels.length;
@@ -79,6 +96,12 @@ export class Bm25Index {
   private totalLength = 0;
   private storedPostings = 0;
   private deadPostings = 0;
+  /**
+   * One query's dense score array and matched labels, reused while no LexicalScores holds them:
+   * allocating and zeroing 12 bytes per label for every query cost more than the scoring itself
+   * at 100,000 chunks (1.2 MB a query, and the garbage collections after it).
+   */
+  private scratch: { byLabel: Float64Array; matched: Int32Array } | null = null;
 
   /** Documents searchable now. */
   get size(): number {
@@ -132,8 +155,11 @@ export class Bm25Index {
     const unique = [...new Set(queryTerms)];
     if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0));
     // Dense by label: a common term matches most chunks, and a Map of them costs ten times more.
-    const byLabel = new Float64Array(labelCount);
-    const matched = new Int32Array(labelCount);
+    // The scratch arrays are all zero when handed back (release clears what it touched).
+    const scratch = this.scratch !== null && this.scratch.byLabel.length >= labelCount ? this.scratch : null;
+    this.scratch = null;
+    const byLabel = scratch?.byLabel ?? new Float64Array(labelCount);
+    const matched = scratch?.matched ?? new Int32Array(labelCount);
     let matchedCount = 0;
     const averageLength = this.totalLength / this.liveCount || 1;
     let ceiling = 0;
@@ -155,7 +181,10 @@ export class Bm25Index {
       }
     }
     for (let index = 0; index < matchedCount; index += 1) byLabel[matched[index]!]! /= ceiling;
-    return new LexicalScores(byLabel, matched.subarray(0, matchedCount));
+    return new LexicalScores(byLabel, matched.subarray(0, matchedCount), () => {
+      // Arrays sized for fewer labels than the index now has are dropped (the next query allocates).
+      if (byLabel.length >= this.present.length) this.scratch = { byLabel, matched };
+    });
   }
 
   /** Live documents in a posting list: its size, less removed labels not yet compacted away. */
@@ -211,35 +240,52 @@ export class Bm25Index {
 
   /** A self-contained binary image (compacted first): header, per-label arrays, then each term's postings. */
   encode(): Buffer {
+    return Buffer.concat([...this.encodeParts()]);
+  }
+
+  /**
+   * encode()'s bytes in parts of about a megabyte, so a caller can yield to the event loop between
+   * them (an image of a 100,000-chunk store is tens of MB). The index must not change until the
+   * last part is taken.
+   */
+  *encodeParts(): Generator<Buffer> {
     this.compact();
     const labelCount = this.present.length;
-    const encoder = new TextEncoder();
-    const terms = [...this.postings].map(([term, list]) => ({ bytes: encoder.encode(term), list }));
-    let bytes = 4 * 6 + labelCount * (4 + 4 + 1);
-    for (const { bytes: termBytes, list } of terms) bytes += 4 + termBytes.length + 4 + list.size * 8;
-    const buffer = Buffer.alloc(bytes);
+    const head = Buffer.alloc(4 * 6 + labelCount * (4 + 4 + 1));
     let offset = 0;
-    const u32 = (value: number) => {
-      buffer.writeUInt32LE(value, offset);
+    for (const value of [MAGIC, FORMAT_VERSION, labelCount, this.liveCount, this.storedPostings, this.postings.size]) {
+      head.writeUInt32LE(value, offset);
       offset += 4;
-    };
-    u32(MAGIC);
-    u32(FORMAT_VERSION);
-    u32(labelCount);
-    u32(this.liveCount);
-    u32(this.storedPostings);
-    u32(terms.length);
-    offset += copyInto(buffer, offset, this.lengths);
-    offset += copyInto(buffer, offset, this.distinct);
-    offset += copyInto(buffer, offset, this.present);
-    for (const { bytes: termBytes, list } of terms) {
-      u32(termBytes.length);
-      buffer.set(termBytes, offset);
-      offset += termBytes.length;
-      u32(list.size);
-      offset += copyInto(buffer, offset, list.pairs.subarray(0, list.size * 2));
     }
-    return buffer;
+    offset += copyInto(head, offset, this.lengths);
+    offset += copyInto(head, offset, this.distinct);
+    copyInto(head, offset, this.present);
+    yield head;
+    const encoder = new TextEncoder();
+    let pending: Array<{ bytes: Uint8Array; list: Postings }> = [];
+    let pendingBytes = 0;
+    const flush = (): Buffer => {
+      const part = Buffer.allocUnsafe(pendingBytes);
+      let at = 0;
+      for (const { bytes, list } of pending) {
+        part.writeUInt32LE(bytes.length, at);
+        part.set(bytes, at + 4);
+        at += 4 + bytes.length;
+        part.writeUInt32LE(list.size, at);
+        at += 4;
+        at += copyInto(part, at, list.pairs.subarray(0, list.size * 2));
+      }
+      pending = [];
+      pendingBytes = 0;
+      return part;
+    };
+    for (const [term, list] of this.postings) {
+      const bytes = encoder.encode(term);
+      pending.push({ bytes, list });
+      pendingBytes += 8 + bytes.length + list.size * 8;
+      if (pendingBytes >= PART_BYTES) yield flush();
+    }
+    if (pending.length > 0) yield flush();
   }
 
   /** Reads an image written by encode; throws on anything else (the caller rebuilds from the chunks). */

@@ -8,6 +8,7 @@ import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.j
 import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
+import { VectorCopy } from './vector-copy.js';
 
 /** One chunk of a file as stored: its text and token count. */
 export interface StoredChunk {
@@ -83,6 +84,8 @@ const SNAPSHOT_MIN_POINTS = 5000;
 /** Changes below this fraction of the index are snapshotted only after a longer quiet time (QUIET_SNAPSHOT_MS). */
 const SMALL_CHANGE_FRACTION = 0.05;
 const QUIET_SNAPSHOT_MS = 30_000;
+/** The vector copy of an opened index is filled from hnswlib in slices this long, between other work. */
+const FILL_SLICE_MS = 4;
 
 function segmentName(fileId: string): string {
   return Buffer.from(fileId, 'utf8').toString('base64url');
@@ -147,6 +150,8 @@ function normalize(vector: readonly number[]): number[] {
 export class StoreData {
   private chain: Promise<unknown> = Promise.resolve();
   private index: HnswIndex | null = null;
+  /** The vectors again, compact, for cosines outside the ANN walk (see vector-copy.ts); null before the first vector. */
+  private copy: VectorCopy | null = null;
   /** BM25 over the chunk texts, by the same labels (set by open). */
   private lexical!: LexicalIndex;
   /** Mean unit vector of a spread of live chunks (the noise level of a query); null after any change. */
@@ -282,11 +287,55 @@ export class StoreData {
       });
     }
     this.index = index;
+    this.copy = new VectorCopy(dimensions);
+    vectors.forEach((vector, row) => this.copy!.set(labels[row]!, vector));
+    this.fillCopy();
     if (vectors.length > 0) {
       await this.addPoints(vectors, labels);
       await this.index.save(this.indexPath());
     } else if (deleted) {
       this.scheduleSnapshot(0);
+    }
+  }
+
+  /**
+   * Copies the points of a loaded snapshot into the vector copy, a few milliseconds at a time so
+   * that searches run in between (0.05–0.1 ms a point: about 5 s at 100,000 chunks); until a
+   * label is copied, cosineOf reads it from hnswlib and copies it then.
+   */
+  private fillCopy(): void {
+    const ranges = [...this.ranges];
+    let rangeIndex = 0;
+    let offset = 0;
+    const step = () => {
+      if (this.closed || this.index === null || this.copy === null) return;
+      const until = performance.now() + FILL_SLICE_MS;
+      while (rangeIndex < ranges.length) {
+        const range = ranges[rangeIndex]!;
+        if (offset >= range.count) {
+          rangeIndex += 1;
+          offset = 0;
+          continue;
+        }
+        const label = range.start + offset;
+        offset += 1;
+        if (!this.copy.has(label) && this.fileAt(label) !== undefined) this.copyFromIndex(label);
+        if (performance.now() >= until) {
+          setImmediate(step);
+          return;
+        }
+      }
+    };
+    setImmediate(step);
+  }
+
+  /** Reads one point back from hnswlib into the copy (false when the index lacks it). */
+  private copyFromIndex(label: number): boolean {
+    try {
+      this.copy!.set(label, this.index!.vector(label));
+      return this.copy!.has(label);
+    } catch {
+      return false; // not in the index (a removal raced the fill)
     }
   }
 
@@ -385,7 +434,9 @@ export class StoreData {
         const start = this.manifest.meta.next_label;
         if (dimensions !== null) {
           this.index ??= HnswIndex.create(dimensions);
+          this.copy ??= new VectorCopy(dimensions);
           await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
+          vectors.forEach((vector, offset) => this.copy!.set(start + offset, vector));
         }
         const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
         // Appended in order under the lock, made durable after it (one fdatasync for every commit
@@ -427,7 +478,10 @@ export class StoreData {
     const entry = this.manifest.get(fileId);
     if (entry === undefined) return;
     const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
-    for (let offset = 0; offset < entry.count; offset += 1) this.index?.markDeleted(entry.start + offset);
+    for (let offset = 0; offset < entry.count; offset += 1) {
+      this.index?.markDeleted(entry.start + offset);
+      this.copy?.delete(entry.start + offset);
+    }
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
@@ -515,28 +569,7 @@ export class StoreData {
    * leaves the hits' text empty (a caller that keeps only some of them reads those itself).
    */
   async search(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean, options: { text?: boolean } = {}): Promise<ChunkHit[]> {
-    const dimensions = this.manifest.meta.dimensions;
-    if (this.index === null || dimensions === null || k <= 0) return [];
-    if (query.length !== dimensions) {
-      throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${dimensions}`);
-    }
-    let neighbors: Neighbor[];
-    if (acceptFile === undefined) {
-      neighbors = this.index.search(query, k);
-    } else {
-      const accepted = this.ranges.filter((range) => range.count > 0 && acceptFile(range.fileId));
-      const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
-      if (acceptedChunks === 0) return [];
-      if (acceptedChunks <= EXACT_SEARCH_LIMIT) {
-        neighbors = await this.exactSearch(query, k, accepted);
-      } else {
-        const acceptedIds = new Set(accepted.map((range) => range.fileId));
-        neighbors = this.index.search(query, k, (label) => {
-          const file = this.fileAt(label);
-          return file !== undefined && acceptedIds.has(file.fileId);
-        });
-      }
-    }
+    const neighbors = await this.nearest(query, k, acceptFile);
     const hits: ChunkHit[] = [];
     for (const neighbor of neighbors) {
       const file = this.fileAt(neighbor.label);
@@ -548,7 +581,29 @@ export class StoreData {
     return hits;
   }
 
-  /** Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. */
+  /** The labels of the best chunks for a query vector, with their cosine (see search). */
+  async nearest(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean): Promise<Neighbor[]> {
+    const dimensions = this.manifest.meta.dimensions;
+    if (this.index === null || dimensions === null || k <= 0) return [];
+    if (query.length !== dimensions) {
+      throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${dimensions}`);
+    }
+    if (acceptFile === undefined) return this.index.search(query, k);
+    const accepted = this.ranges.filter((range) => range.count > 0 && acceptFile(range.fileId));
+    const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
+    if (acceptedChunks === 0) return [];
+    if (acceptedChunks <= EXACT_SEARCH_LIMIT) return this.exactSearch(query, k, accepted);
+    const acceptedIds = new Set(accepted.map((range) => range.fileId));
+    return this.index.search(query, k, (label) => {
+      const file = this.fileAt(label);
+      return file !== undefined && acceptedIds.has(file.fileId);
+    });
+  }
+
+  /**
+   * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
+   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
+   */
   lexicalScores(query: string): LexicalScores {
     return this.lexical.score(query);
   }
@@ -564,9 +619,12 @@ export class StoreData {
     return entry === undefined || chunkIndex < 0 || chunkIndex >= entry.count ? undefined : entry.start + chunkIndex;
   }
 
-  /** Cosine of a unit-length query to a live chunk's vector (read back from the HNSW index). */
+  /** Cosine of a unit-length query to a live chunk's vector (from the vector copy; hnswlib when not yet copied). */
   cosineAt(unitQuery: Float32Array, label: number): number {
-    if (this.index === null) return 0;
+    if (this.index === null || this.copy === null) return 0;
+    const cosine = this.copy.cosine(unitQuery, label);
+    if (cosine !== undefined) return cosine;
+    if (this.copyFromIndex(label)) return this.copy.cosine(unitQuery, label)!;
     return dotUnit(unitQuery, this.index.vector(label));
   }
 
@@ -577,7 +635,7 @@ export class StoreData {
    * of the cosines is the query's dot product with that mean).
    */
   noiseLevel(unitQuery: Float32Array): number {
-    if (this.index === null) return 0;
+    if (this.index === null || this.copy === null) return 0;
     if (this.sample === null) {
       const live = this.liveChunks;
       const count = Math.min(64, live);
@@ -587,7 +645,9 @@ export class StoreData {
       for (let row = 0; row < count; row += 1) {
         const position = Math.floor(((row + 0.5) * live) / count);
         while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
-        const vector = normalize(this.index.vector(this.ranges[rangeIndex]!.start + position - before));
+        const label = this.ranges[rangeIndex]!.start + position - before;
+        if (this.copy.addTo(mean, label, 1 / count) || (this.copyFromIndex(label) && this.copy.addTo(mean, label, 1 / count))) continue;
+        const vector = normalize(this.index.vector(label));
         for (let column = 0; column < mean.length; column += 1) mean[column]! += vector[column]! / count;
       }
       this.sample = mean;
