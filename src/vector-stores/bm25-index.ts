@@ -60,25 +60,48 @@ export class LexicalScores {
 
   /** The k best-scored labels passing `accept`, best first (ties: lower label first). */
   top(k: number, accept: (label: number) => boolean = () => true): number[] {
-    return topLabels(this.labels, (label) => this.byLabel[label]!, k, accept);
+    const { labels, byLabel } = this;
+    return topOf(labels, (index) => byLabel[labels[index]!]!, k, accept);
   }
 }
 
 /** The k best of some labels by score, passing `accept`, without sorting them all (a common term matches most chunks). */
 export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) => number, k: number, accept: (label: number) => boolean): number[] {
-  const best: Array<{ label: number; score: number }> = [];
+  const scores = new Float64Array(labels.length);
+  for (let index = 0; index < labels.length; index += 1) scores[index] = scoreOf(labels[index]!);
+  return topOf(labels, (index) => scores[index]!, k, accept);
+}
+
+/**
+ * topLabels' loop, by position: a label that cannot beat the k-th best so far costs one comparison
+ * (at 100,000 chunks a common query term matches tens of thousands of them).
+ */
+function topOf(labels: ArrayLike<number>, scoreAt: (index: number) => number, k: number, accept: (label: number) => boolean): number[] {
+  if (k <= 0) return [];
+  const bestLabels: number[] = [];
+  const bestScores: number[] = [];
+  let floor = -Infinity;
+  let floorLabel = Infinity;
   for (let index = 0; index < labels.length; index += 1) {
+    const score = scoreAt(index);
+    if (score < floor) continue;
     const label = labels[index]!;
-    const score = scoreOf(label);
-    const last = best[best.length - 1];
-    if (best.length === k && (score < last!.score || (score === last!.score && label > last!.label))) continue;
+    if (score === floor && label > floorLabel) continue;
     if (!accept(label)) continue;
-    let position = best.length;
-    while (position > 0 && (best[position - 1]!.score < score || (best[position - 1]!.score === score && best[position - 1]!.label > label))) position -= 1;
-    best.splice(position, 0, { label, score });
-    if (best.length > k) best.pop();
+    let position = bestLabels.length;
+    while (position > 0 && (bestScores[position - 1]! < score || (bestScores[position - 1]! === score && bestLabels[position - 1]! > label))) position -= 1;
+    bestLabels.splice(position, 0, label);
+    bestScores.splice(position, 0, score);
+    if (bestLabels.length > k) {
+      bestLabels.pop();
+      bestScores.pop();
+    }
+    if (bestLabels.length === k) {
+      floor = bestScores[k - 1]!;
+      floorLabel = bestLabels[k - 1]!;
+    }
   }
-  return best.map((entry) => entry.label);
+  return bestLabels;
 }
 
 interface Postings {
@@ -170,14 +193,18 @@ export class Bm25Index {
       const idf = Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
       ceiling += idf * (k1 + 1);
       if (list === undefined) continue;
-      const pairs = list.pairs;
-      for (let index = 0; index < list.size * 2; index += 2) {
+      const { pairs, size } = list;
+      const { present, lengths } = this;
+      // norm = k1 × (1 − b + b × length / average), split so the loop does one multiply-add.
+      const normBase = k1 * (1 - b);
+      const normPerLength = (k1 * b) / averageLength;
+      const weight = idf * (k1 + 1);
+      for (let index = 0; index < size * 2; index += 2) {
         const label = pairs[index]!;
-        if (this.present[label] !== 1) continue;
+        if (present[label] !== 1) continue;
         const frequency = pairs[index + 1]!;
-        const norm = k1 * (1 - b + (b * this.lengths[label]!) / averageLength);
         if (byLabel[label] === 0) matched[matchedCount++] = label;
-        byLabel[label]! += (idf * frequency * (k1 + 1)) / (frequency + norm);
+        byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
       }
     }
     for (let index = 0; index < matchedCount; index += 1) byLabel[matched[index]!]! /= ceiling;

@@ -8,13 +8,10 @@ import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.j
 import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
+import { decodeTextChunk, decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
 import { VectorCopy } from './vector-copy.js';
 
-/** One chunk of a file as stored: its text and token count. */
-export interface StoredChunk {
-  text: string;
-  tokens: number;
-}
+export type { StoredChunk };
 
 /** A hit of a store search, before it is joined with the file record. */
 export interface ChunkHit {
@@ -69,8 +66,10 @@ function openManifest(folder: string): Promise<Manifest> {
 
 /** Under this many live chunks passing a filter, the search is exact (brute force) instead of ANN. */
 export const EXACT_SEARCH_LIMIT = 5000;
-/** Decrypted chunk texts kept in memory (characters), for result text and content pages. */
-const TEXT_CACHE_CHARS = 32 * 1024 * 1024;
+/** Decrypted chunk texts kept in memory (characters): whole files (content pages, fresh commits)… */
+const TEXT_CACHE_CHARS = 24 * 1024 * 1024;
+/** …and single chunks read for search results. */
+const CHUNK_CACHE_CHARS = 8 * 1024 * 1024;
 /** Decrypted, normalized vectors kept in memory (bytes), for exact searches under selective filters. */
 const VECTOR_CACHE_BYTES = 64 * 1024 * 1024;
 /** The index snapshot is written this long after the last change (a burst of ingests: one write at its end). */
@@ -163,6 +162,9 @@ export class StoreData {
   private unsaved = 0;
   private textCache = new Map<string, StoredChunk[]>();
   private textCacheChars = 0;
+  /** Single chunk texts by label (labels are never reused, so an entry cannot go stale: a removed file's labels are never asked for again). */
+  private chunkCache = new Map<number, string>();
+  private chunkCacheChars = 0;
   private vectorCache = new Map<string, Float32Array>();
   private vectorCacheBytes = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
@@ -414,15 +416,15 @@ export class StoreData {
     // for the disk together; the fresh name keeps a committed version of this file untouched.
     const segment = `${segmentName(fileId)}.${randomBytes(6).toString('hex')}`;
     const written: string[] = [];
-    const writeSegment = async (kind: 'text' | 'vec', plain: Buffer) => {
+    const writeSegment = async (kind: 'text' | 'vec', bytes: Buffer) => {
       const target = this.segmentPath(fileId, kind, segment);
       written.push(target);
-      await writeSynced(target, this.sealer.seal(plain, this.aad(fileId, kind)));
+      await writeSynced(target, bytes);
     };
     try {
       await Promise.all([
-        writeSegment('text', Buffer.from(JSON.stringify(chunks), 'utf8')),
-        ...(dimensions === null ? [] : [writeSegment('vec', encodeVectors(vectors, dimensions))]),
+        writeSegment('text', encodeTextSegment(chunks, this.sealer, this.aad(fileId, 'text'))),
+        ...(dimensions === null ? [] : [writeSegment('vec', this.sealer.seal(encodeVectors(vectors, dimensions), this.aad(fileId, 'vec')))]),
       ]);
       // The caller's place in the store's commit order (labels then follow that order); the next
       // commit may go as soon as this one's labels are taken, not once it is durable.
@@ -538,8 +540,7 @@ export class StoreData {
       return cached;
     }
     if (!this.hasFile(fileId)) return [];
-    const sealed = await readFile(this.segmentPath(fileId, 'text'));
-    const chunks = JSON.parse(this.sealer.unseal(sealed, this.aad(fileId, 'text')).toString('utf8')) as StoredChunk[];
+    const chunks = decodeTextSegment(await readFile(this.segmentPath(fileId, 'text')), this.sealer, this.aad(fileId, 'text'));
     this.cacheText(fileId, chunks);
     return chunks;
   }
@@ -575,7 +576,7 @@ export class StoreData {
       const file = this.fileAt(neighbor.label);
       if (file === undefined) continue;
       const chunkIndex = neighbor.label - file.start;
-      const text = options.text === false ? '' : ((await this.chunks(file.fileId))[chunkIndex]?.text ?? '');
+      const text = options.text === false ? '' : await this.chunkText(file.fileId, chunkIndex);
       hits.push({ fileId: file.fileId, chunkIndex, score: neighbor.score, text });
     }
     return hits;
@@ -659,7 +660,39 @@ export class StoreData {
 
   /** The text of a live chunk. */
   async chunkText(fileId: string, chunkIndex: number): Promise<string> {
-    return (await this.chunks(fileId))[chunkIndex]?.text ?? '';
+    const file = this.textCache.get(fileId);
+    if (file !== undefined) return file[chunkIndex]?.text ?? '';
+    const label = this.labelOf(fileId, chunkIndex);
+    if (label === undefined) return '';
+    const cached = this.chunkCache.get(label);
+    if (cached !== undefined) {
+      this.chunkCache.delete(label);
+      this.chunkCache.set(label, cached);
+      return cached;
+    }
+    let segment: Buffer;
+    try {
+      segment = await readFile(this.segmentPath(fileId, 'text'));
+    } catch (error) {
+      if (this.labelOf(fileId, chunkIndex) === label) throw error;
+      segment = Buffer.alloc(0);
+    }
+    // The file may have been removed or replaced while the segment was read: its label then no longer stands for this chunk.
+    if (this.labelOf(fileId, chunkIndex) !== label) return this.chunkText(fileId, chunkIndex);
+    const { chunk, all } = decodeTextChunk(segment, chunkIndex, this.sealer, this.aad(fileId, 'text'));
+    if (all !== undefined) {
+      this.cacheText(fileId, all);
+      return chunk?.text ?? '';
+    }
+    const text = chunk?.text ?? '';
+    this.chunkCache.set(label, text);
+    this.chunkCacheChars += text.length;
+    for (const [oldest, oldText] of this.chunkCache) {
+      if (this.chunkCacheChars <= CHUNK_CACHE_CHARS || oldest === label) break;
+      this.chunkCache.delete(oldest);
+      this.chunkCacheChars -= oldText.length;
+    }
+    return text;
   }
 
   /** Scores every chunk of the given files (their vectors decrypted once, then cached). */

@@ -207,4 +207,23 @@ describe('StoreData', () => {
     expect(data.noiseLevel(query)).toBeCloseTo(mean, 2);
     await data.close();
   });
+
+  it('reads chunk text from segments sealed whole (before the per-chunk layout) and from per-chunk ones', async () => {
+    let data = await open();
+    await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
+    await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
+    await data.close();
+    // file-a's segment rewritten as an older version wrote it: the chunks as one sealed JSON array.
+    const names = await readdir(path.join(folder, 'chunks'));
+    const segmentA = names.find((name) => name.startsWith(Buffer.from('file-a').toString('base64url')) && name.endsWith('.text'))!;
+    await writeFile(path.join(folder, 'chunks', segmentA), sealer.seal(Buffer.from(JSON.stringify(chunks('alpha', 3)), 'utf8'), 'vector_store:store-1:file-a:text'));
+    data = await open();
+    expect(await data.chunkText('file-a', 2)).toBe('alpha chunk 2');
+    expect(await data.chunkText('file-b', 1)).toBe('beta chunk 1');
+    expect(await data.chunks('file-a')).toEqual(chunks('alpha', 3));
+    expect(await data.chunks('file-b')).toEqual(chunks('beta', 2));
+    const [best] = await data.search(vector(5), 1);
+    expect(best).toMatchObject({ fileId: 'file-b', chunkIndex: 1, text: 'beta chunk 1' });
+    await data.close();
+  });
 });
