@@ -20,7 +20,7 @@ import { handleCreateVectorStore, handleDeleteVectorStore, handleListVectorStore
 import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import { handleHealth, handleRoot } from '../endpoints/health.js';
 import { handleMetrics } from '../endpoints/metrics.js';
-import type { AppContext } from '../app/context.js';
+import type { MetricsExposition } from '../metrics/exposition.js';
 import type { ErrorDialect } from '../errors/render.js';
 import type { ServerResponse } from 'node:http';
 import type { EndpointHandler } from './request-call.js';
@@ -73,7 +73,7 @@ export const ROUTES: readonly GatewayRoute[] = [
 ];
 
 /** A route that needs no key and no body (health probes, metrics): it answers from the headers the server made. */
-export type PublicHandler = (response: ServerResponse, headers: Record<string, string>, app: AppContext) => void | Promise<void>;
+export type PublicHandler = (response: ServerResponse, headers: Record<string, string>, metrics: MetricsExposition | undefined) => void | Promise<void>;
 
 /** DESIGN §5: `GET /`, `HEAD /` and `GET /health` answer without a key. Matched before authentication. */
 export const PUBLIC_ROUTES: Readonly<Record<string, PublicHandler>> = {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Activity, ActivityObserver, TaskKind, TaskSnapshot } from '../app/activity.js';
+import type { MetricsExposition } from './exposition.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 
 /**
@@ -21,7 +22,7 @@ const RATE_LIMITED = 'AUTH_1028';
  * request that matched no route is counted as `unmatched`), `model` the catalog id the request
  * named (unknown models are refused before they get one), `route` provider/upstream model.
  */
-export class GatewayMetrics {
+export class GatewayMetrics implements MetricsExposition {
   readonly registry = new Registry();
   private readonly requests: Counter<'endpoint' | 'model' | 'route' | 'status'>;
   private readonly latency: Histogram<'endpoint' | 'model' | 'route' | 'status'>;
