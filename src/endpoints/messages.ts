@@ -18,7 +18,7 @@ import { toNativeMessagesBody } from '../translate/messages/native-request.js';
 import type { MessagesErrorBody, MessagesRequest } from '../translate/messages/types.js';
 import { ChatToMessageEvents } from '../translate/stream/chat-to-message-events.js';
 import { countMessagesInputTokens, requireCompatVersion } from './messages-count-tokens.js';
-import { checkChatCapabilities } from './shared/capabilities.js';
+import { checkChatCapabilities } from '../inference/preflight.js';
 import { inlineImageUrls } from './shared/inline-images.js';
 import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
@@ -26,6 +26,7 @@ import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validati
 import { IgnoredParams } from './shared/ignored-params.js';
 import { planMessagesTranslation } from '../translate/messages/translation-plan.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
+import { blueprintAccess } from './shared/blueprint-access.js';
 import { ChunkGuard, guardCompletion } from '../blueprints/guard-output.js';
 import { splitBlueprintFields, usesBlueprints } from '../blueprints/load.js';
 import { sendDirectMessage } from '../blueprints/messages.js';
@@ -83,7 +84,7 @@ export async function handleMessages(call: RequestCall): Promise<void> {
   // Blueprints and skills shape the hub request (and may answer it); a shaped request always goes through the hub.
   const viaHub = usesBlueprints(fields);
   if (viaHub) translation.enter(call);
-  const shaped = await applyBlueprintFields(call, fields, hubRequest);
+  const shaped = await applyBlueprintFields(blueprintAccess(call), fields, hubRequest);
   if (shaped.direct !== undefined) return sendDirectMessage(call, shaped.direct, { model: body.model, stream: body.stream === true, candidate: candidates[0]!, stopSequences: body.stop_sequences });
   let request = shaped.request;
   checkChatCapabilities(resolved.id, resolved.model, request);
