@@ -49,6 +49,13 @@ module.exports = {
       to: { path: 'node_modules/hnswlib-node' },
     },
     {
+      name: 'inference-knows-no-http-or-surface',
+      comment: 'inference/ is the one pipeline (ARCHITECTURE principle 11): it knows hub types, catalog, routing, billing and providers, never http/ or an endpoint (surfaces map its results).',
+      severity: 'error',
+      from: { path: '^src/inference/' },
+      to: { path: '^src/(http|endpoints|app|batches|vector-stores)/' },
+    },
+    {
       name: 'http-knows-no-provider',
       comment: 'http/ is transport: it never reaches a provider adapter directly.',
       severity: 'error',

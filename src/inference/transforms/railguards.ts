@@ -1,5 +1,6 @@
-import type { ChatChunk, ChatResponse, ChunkChoice } from '../translate/chat/types.js';
-import type { OutputGuard, StreamGuard } from './output-guard.js';
+import type { OutputGuard, StreamGuard } from '../../blueprints/output-guard.js';
+import type { ChatChunk, ChatResponse, ChunkChoice } from '../../translate/chat/types.js';
+import type { StreamTransform } from './transform.js';
 
 /**
  * Output railguards on a finished completion: a choice whose text matches gets the rule's
@@ -17,18 +18,23 @@ export function guardCompletion(response: ChatResponse, guard: OutputGuard): voi
 }
 
 /**
- * Output railguards on a stream, chunk by chunk. Text is passed on only once no match can cover
- * it (StreamGuard holds back the tail); a match ends that choice with one chunk carrying the
- * rule's message and finish_reason `blocked`, and later deltas of that choice are dropped.
- * Logprobs are dropped, since they would spell out held-back tokens.
+ * Output railguards on a hub stream, chunk by chunk. Text is passed on only once no match can
+ * cover it (StreamGuard holds back the tail); a match ends that choice with one chunk carrying
+ * the rule's message and finish_reason `blocked`, and later deltas of that choice are dropped.
+ * Logprobs are dropped, since they would spell out held-back tokens. Once `choices` choices are
+ * blocked (1 on surfaces that show one), nothing more can pass and the upstream is stopped.
  */
-export class ChunkGuard {
+export class RailguardTransform implements StreamTransform<ChatChunk> {
   private readonly guard: StreamGuard;
   private readonly open = new Set<number>();
   private readonly done = new Set<number>();
   private blockedCount = 0;
+  private template: Pick<ChatChunk, 'id' | 'created' | 'model' | 'system_fingerprint'> | undefined;
 
-  constructor(outputGuard: OutputGuard) {
+  constructor(
+    outputGuard: OutputGuard,
+    private readonly choices = 1,
+  ) {
     this.guard = outputGuard.stream();
   }
 
@@ -37,8 +43,13 @@ export class ChunkGuard {
     return this.blockedCount;
   }
 
-  /** Rewrites the chunk in place; returns false when nothing of it is left to send (a usage-only chunk is kept). */
+  get exhausted(): boolean {
+    return this.blockedCount >= this.choices;
+  }
+
+  /** Rewrites the chunk in place; false when nothing of it is left to send (a usage-only chunk is kept). */
   apply(chunk: ChatChunk): boolean {
+    this.template = { id: chunk.id, created: chunk.created, model: chunk.model, system_fingerprint: chunk.system_fingerprint ?? null };
     if (chunk.choices.length === 0) return true;
     const kept: ChunkChoice[] = [];
     for (const choice of chunk.choices) {
@@ -72,7 +83,9 @@ export class ChunkGuard {
   }
 
   /** Choices the upstream left without a finish_reason: their held-back text, checked, as chunks. */
-  flush(template: Pick<ChatChunk, 'id' | 'created' | 'model' | 'system_fingerprint'>): ChatChunk[] {
+  flush(): ChatChunk[] {
+    const template = this.template;
+    if (template === undefined) return [];
     const chunks: ChatChunk[] = [];
     for (const index of this.open) {
       if (this.done.has(index)) continue;
