@@ -5,7 +5,8 @@ import type { CandidateRoute } from '../routing/select.js';
 import { countChatPromptTokens, countTokens } from '../tokens/tokenizer.js';
 import { makeUsage, type ChatChunk, type ChatMessage, type ChatRequest } from '../translate/chat/types.js';
 import { fileSearchResultsText } from '../translate/responses/file-search-text.js';
-import { fileSearchQuery } from '../translate/responses/output-items.js';
+import { mcpCallItem } from '../translate/responses/mcp-items.js';
+import { fileSearchQuery, itemId } from '../translate/responses/output-items.js';
 import type { ResponseStreamEvent } from '../translate/responses/types.js';
 import { ChatToResponseEvents } from '../translate/stream/chat-to-response-events.js';
 import { addUsage, consumptionOf, continuedRequest, responsesErrorOf, type PreparedResponses } from './responses.js';
@@ -50,6 +51,9 @@ export async function streamResponses(call: RequestCall, prepared: PreparedRespo
     }
   };
 
+  // What igw did before the model ran: MCP listings and the calls the client approved.
+  for (const item of prepared.mcp?.leading ?? []) await send(mapper.serverItem(() => item));
+
   let usage = makeUsage(0, 0);
   let hub = prepared.hub;
   let failure: unknown;
@@ -80,11 +84,29 @@ export async function streamResponses(call: RequestCall, prepared: PreparedRespo
     usage = addUsage(usage, mapper.reportedUsage ?? makeUsage(countChatPromptTokens(hub.messages), countTokens(mapper.outputText)));
     if (failure !== undefined || call.signal.aborted || mapper.state !== 'turn_finished') break;
     const internalCalls = mapper.internalCalls;
-    if (internalCalls.length === 0 || prepared.fileSearch === undefined) break;
+    if (internalCalls.length === 0) break;
 
     const results: ChatMessage[] = [];
+    let approvals = 0;
     try {
       for (const internal of internalCalls) {
+        const mcp = prepared.tools.kinds.get(internal.function.name) === 'mcp' ? prepared.mcp?.session : undefined;
+        if (mcp !== undefined) {
+          // A call that needs the client's approval ends the answer with its request (OpenAI's flow).
+          if (mcp.needsApproval(internal)) {
+            await send(mapper.serverItem((index) => mcp.approvalRequest(internal, itemId('mcp_approval_request', prepared.skeleton.id, index))));
+            approvals += 1;
+            continue;
+          }
+          const { serverLabel, name } = mcp.describe(internal);
+          const started = mapper.mcpCallStarted((index) => mcpCallItem(itemId('mcp_call', prepared.skeleton.id, index), serverLabel, name, internal.function.arguments, null));
+          await send(started.events);
+          const ran = await mcp.run(internal, itemId('mcp_call', prepared.skeleton.id, started.handle));
+          await send(mapper.mcpCallCompleted(started.handle, ran.item));
+          results.push(ran.message);
+          continue;
+        }
+        if (prepared.fileSearch === undefined) continue;
         const query = fileSearchQuery(internal);
         const started = mapper.fileSearchStarted(query);
         await send(started.events);
@@ -102,7 +124,7 @@ export async function streamResponses(call: RequestCall, prepared: PreparedRespo
       failure = error;
       break;
     }
-    if (mapper.calledClientTools || turn + 1 >= prepared.maxTurns) break;
+    if (mapper.calledClientTools || approvals > 0 || turn + 1 >= prepared.maxTurns) break;
     hub = continuedRequest(hub, { choices: [{ index: 0, message: { role: 'assistant', content: mapper.text, tool_calls: null }, finish_reason: mapper.finishReason, logprobs: null }] }, internalCalls, results);
     mapper.nextTurn();
     try {

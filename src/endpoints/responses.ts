@@ -19,6 +19,7 @@ import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { parseResponsesBody } from './validation/responses-schema.js';
 import { createFileSearch, type FileSearch } from './responses-file-search.js';
+import { prepareMcp, type PreparedMcp } from './responses-mcp.js';
 import { handleNativeResponses, nativeWebSearchRoutes, webSearchForced, webSearchRefusal } from './responses-native.js';
 import { refuseUnservableResponsesFields, unhonouredResponsesFields, withoutTools } from './responses-fields.js';
 import { IgnoredParams } from './shared/ignored-params.js';
@@ -42,6 +43,8 @@ export interface PreparedResponses {
   skeleton: ResponseObject;
   modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>;
   fileSearch: FileSearch | undefined;
+  /** The request's mcp tools, listed and connected (issue 20 item 3). */
+  mcp: PreparedMcp | undefined;
   /** Most model turns (MAX_MODEL_TURNS, lowered by max_tool_calls). */
   maxTurns: number;
   /** Output railguards of the request's blueprint, checked on every model turn. */
@@ -98,6 +101,10 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
 }
 
 export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}, ignored = new IgnoredParams()): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
+  const responseId = call.app.ids.next('resp_');
+  // MCP servers are listed (and approved calls run) first: their tools are offered to the model.
+  const mcp = await prepareMcp(call, request, tools, responseId);
+  if (mcp !== undefined) ({ request, tools } = mcp);
   const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
   const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
   const { resolved, candidates } = prepareInference(call, request.model, ['chat']);
@@ -121,9 +128,9 @@ export async function prepareResponses(call: RequestCall, request: ResponsesRequ
   } catch (error) {
     throw renamedImageField(error, imageFields);
   }
-  const skeleton = responseSkeleton(request, { id: call.app.ids.next('resp_'), createdAt: Math.floor(call.app.clock.now() / 1000), model: request.model });
+  const skeleton = responseSkeleton(request, { id: responseId, createdAt: Math.floor(call.app.clock.now() / 1000), model: request.model });
   const maxTurns = request.max_tool_calls == null ? MAX_MODEL_TURNS : Math.min(MAX_MODEL_TURNS, request.max_tool_calls + 1);
-  const prepared = { request, tools, hub, candidates, skeleton, modelHints, fileSearch, maxTurns, outputGuard: shaped.outputGuard };
+  const prepared = { request, tools, hub, candidates, skeleton, modelHints, fileSearch, mcp, maxTurns, outputGuard: shaped.outputGuard };
   return shaped.direct === undefined ? prepared : { ...prepared, direct: shaped.direct };
 }
 
@@ -142,7 +149,7 @@ interface TurnsResult {
  * is `failed` with what was produced so far (spec "Responses-style status").
  */
 async function runTurns(call: RequestCall, prepared: PreparedResponses): Promise<TurnsResult> {
-  const output: ResponsesOutputItem[] = [];
+  const output: ResponsesOutputItem[] = [...(prepared.mcp?.leading ?? [])];
   let usage = makeUsage(0, 0);
   let candidates = prepared.candidates;
   let candidate: CandidateRoute | undefined;
@@ -170,10 +177,25 @@ async function runTurns(call: RequestCall, prepared: PreparedResponses): Promise
     const produced = turnOutput(answer, prepared.tools, prepared.skeleton.id, output.length);
     output.push(...produced.items);
     finishReason = produced.finishReason;
-    if (produced.internalCalls.length === 0 || prepared.fileSearch === undefined) break;
+    if (produced.internalCalls.length === 0) break;
 
     const results: ChatMessage[] = [];
+    let approvals = 0;
     for (const internal of produced.internalCalls) {
+      const mcp = prepared.tools.kinds.get(internal.function.name) === 'mcp' ? prepared.mcp?.session : undefined;
+      if (mcp !== undefined) {
+        // A call that needs the client's approval ends the answer with its request (OpenAI's flow).
+        if (mcp.needsApproval(internal)) {
+          output.push(mcp.approvalRequest(internal, itemId('mcp_approval_request', prepared.skeleton.id, output.length)));
+          approvals += 1;
+          continue;
+        }
+        const ran = await mcp.run(internal, itemId('mcp_call', prepared.skeleton.id, output.length));
+        output.push(ran.item);
+        results.push(ran.message);
+        continue;
+      }
+      if (prepared.fileSearch === undefined) continue;
       const query = fileSearchQuery(internal);
       const id = itemId('file_search_call', prepared.skeleton.id, output.length);
       let found;
@@ -190,7 +212,7 @@ async function runTurns(call: RequestCall, prepared: PreparedResponses): Promise
     // Client tool calls in the same turn end the answer: the client runs them and comes back
     // (with the file_search_call items, which carry the search for the next request).
     const clientCalls = produced.items.some((item) => item.type !== 'message');
-    if (clientCalls || turn + 1 >= prepared.maxTurns) break;
+    if (clientCalls || approvals > 0 || turn + 1 >= prepared.maxTurns) break;
     hub = continuedRequest(hub, answer, produced.internalCalls, results);
   }
   return { output, usage, candidate, finishReason, error: undefined };
