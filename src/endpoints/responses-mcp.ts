@@ -34,14 +34,16 @@ export interface McpCallOutcome {
  * offered to the model; calls run on the server or wait for the client's approval.
  */
 export interface McpSession {
-  /** The server label and tool name a call's function stands for (for the item opened before it runs). */
-  describe(call: ToolCall): { serverLabel: string; name: string };
-  /** Whether a call of this function (a `label__tool` name) must be approved by the client first. */
+  /** Whether a call is of one of the session's MCP tools (a `label__tool` function). */
+  owns(call: ToolCall): boolean;
+  /** Whether the call must be approved by the client first. */
   needsApproval(call: ToolCall): boolean;
-  /** The approval request for a call (the answer then ends: the client approves in its next request). */
-  approvalRequest(call: ToolCall, id: string): OutputMcpApprovalRequestItem;
+  /** The approval request for a call at `outputIndex` (the answer then ends: the client approves in its next request). */
+  approvalRequest(call: ToolCall, outputIndex: number): OutputMcpApprovalRequestItem;
+  /** The call's item while it runs (the stream opens it before the server answers). */
+  pending(call: ToolCall, outputIndex: number): OutputMcpCallItem;
   /** Runs the call on its server. A tool that fails (crash, timeout, refusal, isError) is an mcp_call with `error`; only an abort throws. */
-  run(call: ToolCall, id: string): Promise<McpCallOutcome>;
+  run(call: ToolCall, outputIndex: number): Promise<McpCallOutcome>;
 }
 
 export interface PreparedMcp {
@@ -86,8 +88,8 @@ export async function prepareMcp(call: RequestCall, request: ResponsesRequest, t
     const entry = servers.get(definition.server_label)!;
     leading.push(mcpListToolsItem(itemId('mcp_list_tools', responseId, leading.length), definition.server_label, entry.tools));
   }
-  const session = mcpSession(call, servers);
-  const answered = await runApproved(call, session, servers, input, responseId, leading);
+  const session = mcpSession(call, servers, responseId);
+  const answered = await runApproved(session, servers, input, leading);
   const plan = withMcpTools(
     tools,
     tools.mcp.map((definition) => ({ serverLabel: definition.server_label, tools: servers.get(definition.server_label)!.tools })),
@@ -120,7 +122,7 @@ async function connect(call: RequestCall, definition: McpToolDefinition, index: 
   return server;
 }
 
-function mcpSession(call: RequestCall, servers: ReadonlyMap<string, McpServerTools>): McpSession {
+function mcpSession(call: RequestCall, servers: ReadonlyMap<string, McpServerTools>, responseId: string): McpSession {
   const target = (toolCall: ToolCall): { entry: McpServerTools; tool: UpstreamTool } | undefined => {
     for (const entry of servers.values()) {
       const tool = entry.tools.find((candidate) => mcpFunctionName(entry.definition.server_label, candidate.name) === toolCall.function.name);
@@ -133,20 +135,24 @@ function mcpSession(call: RequestCall, servers: ReadonlyMap<string, McpServerToo
     return found === undefined ? { serverLabel: '', name: toolCall.function.name } : { serverLabel: found.entry.definition.server_label, name: found.tool.name };
   };
   return {
-    describe: nameOf,
+    owns: (toolCall) => target(toolCall) !== undefined,
     needsApproval(toolCall) {
       const found = target(toolCall);
       return found !== undefined && needsApproval(found.entry.definition, found.tool);
     },
-    approvalRequest(toolCall, id) {
+    approvalRequest(toolCall, outputIndex) {
       const { serverLabel, name } = nameOf(toolCall);
-      return mcpApprovalRequestItem(id, serverLabel, name, toolCall.function.arguments);
+      return mcpApprovalRequestItem(itemId('mcp_approval_request', responseId, outputIndex), serverLabel, name, toolCall.function.arguments);
     },
-    async run(toolCall, id) {
+    pending(toolCall, outputIndex) {
+      const { serverLabel, name } = nameOf(toolCall);
+      return mcpCallItem(itemId('mcp_call', responseId, outputIndex), serverLabel, name, toolCall.function.arguments, null);
+    },
+    async run(toolCall, outputIndex) {
       const found = target(toolCall);
       const { serverLabel, name } = nameOf(toolCall);
       const outcome = found === undefined ? { error: `No MCP tool "${toolCall.function.name}" is offered.` } : await callTool(call, found.entry, found.tool, toolCall.function.arguments);
-      const item = mcpCallItem(id, serverLabel, name, toolCall.function.arguments, outcome);
+      const item = mcpCallItem(itemId('mcp_call', responseId, outputIndex), serverLabel, name, toolCall.function.arguments, outcome);
       const content = 'output' in outcome ? outcome.output : mcpErrorText(outcome.error);
       return { item, message: { role: 'tool', tool_call_id: toolCall.id, content } };
     },
@@ -196,7 +202,7 @@ async function callTool(call: RequestCall, entry: McpServerTools, tool: Upstream
  * became, so the model sees its call and the result in place. A call already run (an mcp_call
  * with that approval_request_id in the input) is not run again.
  */
-async function runApproved(call: RequestCall, session: McpSession, servers: ReadonlyMap<string, McpServerTools>, input: ResponsesInputItem[], responseId: string, leading: ResponsesOutputItem[]): Promise<ResponsesInputItem[]> {
+async function runApproved(session: McpSession, servers: ReadonlyMap<string, McpServerTools>, input: ResponsesInputItem[], leading: ResponsesOutputItem[]): Promise<ResponsesInputItem[]> {
   const answers = new Map<string, { approve: boolean; index: number }>();
   input.forEach((item, index) => {
     if (item.type === 'mcp_approval_response') answers.set(item.approval_request_id, { approve: item.approve, index });
@@ -227,7 +233,7 @@ async function runApproved(call: RequestCall, session: McpSession, servers: Read
     const toolCall: ToolCall = { id: item.id, type: 'function', function: { name: mcpFunctionName(item.server_label, item.name), arguments: item.arguments } };
     let became: McpCallInputItem;
     if (answer.approve) {
-      const { item: done } = await session.run(toolCall, itemId('mcp_call', responseId, leading.length));
+      const { item: done } = await session.run(toolCall, leading.length);
       const withApproval = { ...done, approval_request_id: item.id };
       leading.push(withApproval);
       became = withApproval;

@@ -50,3 +50,4 @@ export { guardCompletion, RailguardTransform } from './transforms/railguards.js'
 export type { StreamTransform, UsageTap } from './transforms/transform.js';
 export { HubUsageTap } from './transforms/usage-tap.js';
 export { MessageEventsTap } from './transforms/message-events-tap.js';
+export { FINAL_RESPONSE_EVENTS, ResponseEventsTap } from './transforms/response-events-tap.js';
