@@ -1,4 +1,4 @@
-import { upstreamEvents } from '../upstream-stream.js';
+import { upstreamEventBatches, upstreamEvents } from '../upstream-stream.js';
 import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
@@ -60,14 +60,14 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   });
 
   async function postJson(path: string, body: unknown, context: CallContext): Promise<unknown> {
-    return parsedBody(await postForText(path, body, context));
+    return parsedBody(await post(path, body, context, true));
   }
 
-  /** A 2xx answer with its body unparsed (non-2xx answers throw, classified). */
-  async function postForText(path: string, body: unknown, context: CallContext): Promise<UpstreamJsonResponse> {
+  /** A 2xx answer (non-2xx answers throw, classified); `parse` false leaves the body as text only. */
+  async function post(path: string, body: unknown, context: CallContext, parse: boolean): Promise<UpstreamJsonResponse> {
     let response;
     try {
-      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal, parseJson: false });
+      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal, ...(parse ? {} : { parseJson: false }) });
     } catch (error) {
       throw failure(error, context);
     }
@@ -78,7 +78,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   }
 
   function parsedBody(response: UpstreamJsonResponse): unknown {
-    const json = parseJsonOrUndefined(response.text);
+    const json = response.json ?? parseJsonOrUndefined(response.text);
     if (json === undefined) {
       throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered with a body that is not JSON.`, { provider: providerId }, {
         cause: { status: response.status, body: response.text.slice(0, 16_384) },
@@ -111,6 +111,46 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
     }
   }
 
+  /** Chat stream, one batch of hub chunks per upstream read (ProviderAdapter.chatStreamBatches). */
+  async function* streamChatBatches(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk[]> {
+    const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
+    const normalizer = new ChunkNormalizer(fallbacks(context));
+    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+      providerId,
+      failure: (error) => failure(error, context),
+      // The normalizer classifies `{error}` payloads.
+      errorPayload: (text) => ({ error: { message: text } }),
+      errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
+    });
+    try {
+      for (;;) {
+        const step = await batches.next();
+        if (step.done === true) {
+          const last = normalizer.end(step.value.sawDone);
+          if (last.length > 0) yield last;
+          return;
+        }
+        // One upstream read → the hub chunks of its events, passed on at once (no buffering);
+        // an event the normalizer refuses ends the stream after the chunks before it.
+        const chunks: ChatChunk[] = [];
+        let broken: unknown;
+        for (const event of step.value) {
+          try {
+            chunks.push(...normalizer.push(event.payload, event.event));
+          } catch (error) {
+            broken = error;
+            break;
+          }
+        }
+        if (chunks.length > 0) yield chunks;
+        if (broken !== undefined) throw broken;
+      }
+    } finally {
+      // A consumer that stops early must release the upstream socket too.
+      await batches.return({ sawDone: false });
+    }
+  }
+
   const nativeResponses: Pick<ProviderAdapter, 'responses' | 'responsesStream'> =
     options.responsesApi === true
       ? {
@@ -132,30 +172,10 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
       return normalizeChatResponse(await postJson('/chat/completions', body, context), fallbacks(context));
     },
 
+    chatStreamBatches: streamChatBatches,
+
     async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
-      const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
-      const normalizer = new ChunkNormalizer(fallbacks(context));
-      const events = upstreamEvents(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
-        providerId,
-        failure: (error) => failure(error, context),
-        // The normalizer classifies `{error}` payloads.
-        errorPayload: (text) => ({ error: { message: text } }),
-        errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
-      });
-      try {
-        for (;;) {
-          const step = await events.next();
-          if (step.done === true) {
-            yield* normalizer.end(step.value.sawDone);
-            return;
-          }
-          // One upstream event → its hub chunks, passed on at once (no buffering).
-          yield* normalizer.push(step.value.payload, step.value.event);
-        }
-      } finally {
-        // A consumer that stops early must release the upstream socket too.
-        await events.return({ sawDone: false });
-      }
+      for await (const chunks of streamChatBatches(request, context)) yield* chunks;
     },
 
     transcribe(request: TranscriptionRequest, context: CallContext): Promise<TranscriptionResult> {
@@ -169,7 +189,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
         const body: Record<string, unknown> = { model: context.upstreamModel, input, encoding_format: 'float' };
         if (request.dimensions !== undefined) body['dimensions'] = request.dimensions;
         if (request.user !== undefined) body['user'] = request.user;
-        const response = await postForText('/embeddings', body, context);
+        const response = await post('/embeddings', body, context, false);
         // The vectors stay the upstream's text when the body reads plainly (embeddings-body.ts); else the full parse judges it.
         results.push(readEmbeddingsBody(response.text, input.length) ?? normalizeEmbeddings(parsedBody(response), input.length, providerId));
       }
