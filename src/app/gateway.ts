@@ -13,6 +13,7 @@ import { describeConfigSource, type Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
 import { startControlServer } from '../control/socket-server.js';
+import { batchExecutes } from '../endpoints/batch-executes.js';
 import { startHttpServer } from '../http/server.js';
 import { PUBLIC_ROUTES, ROUTES } from '../http/routes.js';
 import { ProviderRegistry } from '../providers/registry.js';
@@ -112,7 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       app.metrics = metrics;
     }
     await vectorStores.start(app, documentTools(app));
-    batches.start(app, ROUTES);
+    batches.start(app, batchExecutes(app));
     const storageSettlement = await StorageSettlement.open({
       dataDir: options.dataDir,
       config: options.config,
