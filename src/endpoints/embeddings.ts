@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
-import { sendJson } from '../http/respond.js';
+import { sendJson, sendJsonText } from '../http/respond.js';
 import { billingFields, callWithFallback, meterCall, resolveTarget, routesServing, type InferenceScope, type Metering } from '../inference/index.js';
 import type { EmbeddingsResult } from '../providers/types.js';
 import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
@@ -74,21 +74,27 @@ export async function runEmbeddings(scope: InferenceScope, raw: unknown): Promis
   return { model: resolved.requested, result, metering, base64: body.encoding_format === 'base64' };
 }
 
-/** The answer as the spec's "Embedding list". */
+/** Everything of the "Embedding list" after `data`. */
+function listTail(answer: EmbeddedAnswer): Record<string, unknown> {
+  const { result } = answer;
+  return { model: answer.model, usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens }, ...billingFields(answer.metering) };
+}
+
+/** The answer as the spec's "Embedding list" object (batch rows; the HTTP writer sends the same document as text when it can). */
 export function embeddingsBody(answer: EmbeddedAnswer): Record<string, unknown> {
   const { result, base64 } = answer;
-  return {
-    object: 'list',
-    data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })),
-    model: answer.model,
-    usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
-    ...billingFields(answer.metering),
-  };
+  return { object: 'list', data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })), ...listTail(answer) };
 }
 
 /** POST /v1/embeddings (spec "Embedding list"): parse → pipeline → writer. */
 export async function handleEmbeddings(call: RequestCall): Promise<void> {
   const answer = await runEmbeddings(inferenceScope(call), call.body);
+  const vectorsJson = answer.result.vectorsJson;
+  if (!answer.base64 && vectorsJson !== undefined) {
+    // The upstream's vector texts go out as they came (issue 18, item 3): the same document as embeddingsBody, without a float round trip.
+    sendJsonText(call.response, 200, embeddingListText(vectorsJson, listTail(answer)), responseHeaders(call));
+    return;
+  }
   sendJson(call.response, 200, embeddingsBody(answer), responseHeaders(call));
 }
 
@@ -96,4 +102,13 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
 export function embeddingsExecute(deps: ExecuteDeps): Execute {
   const endpoint = { path: '/v1/embeddings', scope: 'inference.embeddings' };
   return (input, principal, signal) => executeAs(deps, endpoint, principal, signal, async (scope) => embeddingsBody(await runEmbeddings(scope, input)));
+}
+
+/** `{"object":"list","data":[…],…tail}` with each embedding spliced in as JSON text. */
+export function embeddingListText(vectorsJson: readonly string[], tail: Record<string, unknown>): string {
+  let data = '';
+  for (let index = 0; index < vectorsJson.length; index += 1) {
+    data += `${index === 0 ? '' : ','}{"object":"embedding","index":${index},"embedding":${vectorsJson[index]!}}`;
+  }
+  return `{"object":"list","data":[${data}],${JSON.stringify(tail).slice(1)}`;
 }

@@ -38,7 +38,7 @@
  * of any surface (endpoints map hub results to their wire and write them).
  */
 export { callWithFallback, peek, peekedOf, type CallExtras, type PeekedStream, type RouteCall } from './call.js';
-export { completeChat, meterServed, openChat, type ChatPlan, type CompletedChat, type DrivenChat, type OpenedChat, type Served } from './chat.js';
+export { completeChat, meterServed, openChat, type ChatPlan, type CompletedChat, type CompletedNative, type DrivenChat, type NativeCall, type NativeStream, type OpenedChat, type OpenedNative, type Served } from './chat.js';
 export { directChunks, directCompletion, type DirectMeta } from './direct.js';
 export { committedFailure } from './failure.js';
 export { billingFields, consumptionOf, meterCall, type Metering } from './meter.js';
@@ -49,3 +49,4 @@ export { driveStream, type DriveOptions, type DriveResult, type StreamSink } fro
 export { guardCompletion, RailguardTransform } from './transforms/railguards.js';
 export type { StreamTransform, UsageTap } from './transforms/transform.js';
 export { HubUsageTap } from './transforms/usage-tap.js';
+export { MessageEventsTap } from './transforms/message-events-tap.js';

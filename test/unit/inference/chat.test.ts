@@ -83,3 +83,31 @@ describe('completeChat', () => {
     await expect(completeChat(scope, { target: resolveTarget(scope, 'duo', ['chat']), request })).rejects.toMatchObject({ code: 'VALIDATION_4005' });
   });
 });
+
+/** Native same-wire pass-through is a capability of the call stage: per route, native or hub, one fallback. */
+describe('native pass-through inside the call stage', () => {
+  it.each([
+    { name: 'a native route answers natively', a: 'native', b: 'hub', refuse: false, served: 'a', via: 'native', code: undefined },
+    { name: 'a failing native route falls through to a translated one', a: 'native-fails', b: 'hub', refuse: false, served: 'b', via: 'hub', code: undefined },
+    { name: 'a translation that cannot carry the request refuses before the hub call', a: 'hub', b: 'hub', refuse: true, served: undefined, via: undefined, code: 'VALIDATION_4005' },
+  ] as const)('$name', async ({ a, b, refuse, served, via, code }) => {
+    const adapter = (mode: 'native' | 'native-fails' | 'hub') => ({
+      chat: async () => completion('from the hub'),
+      chatStream: () => upstream([piece('from the hub', 'stop')]),
+      ...(mode === 'hub' ? {} : { messages: async () => (mode === 'native-fails' ? Promise.reject(new GatewayError('INFERENCE_3105', 'down')) : { body: { content: 'native' }, usage: makeUsage(1, 1) }) }),
+      ...(mode === 'hub' ? {} : { messagesStream: () => (async function* () { if (mode === 'native-fails') throw new GatewayError('INFERENCE_3105', 'down'); yield { type: 'message_stop', payload: {} }; })() }),
+    });
+    const { scope } = scopeFixture({ raw: TWO_ROUTES, adapters: { a: adapter(a), b: adapter(b) } });
+    const plan: ChatPlan = { target: resolveTarget(scope, 'duo', ['chat']), request, ...(refuse ? { beforeHub: () => { throw new GatewayError('VALIDATION_4005', 'cannot translate'); } } : {}) };
+    const completed = await completeChat(scope, plan, ({ adapter: route, context }) => (route.messages === undefined ? undefined : () => route.messages!({}, context))).catch((error: GatewayError) => ({ code: error.code }));
+    const opened = await openChat(scope, plan, {}, ({ adapter: route, context }) => (route.messagesStream === undefined ? undefined : () => route.messagesStream!({}, context))).catch((error: GatewayError) => ({ code: error.code }));
+    for (const outcome of [completed, opened]) {
+      if (code !== undefined) {
+        expect(outcome).toEqual({ code });
+        continue;
+      }
+      expect('candidate' in outcome && outcome.candidate.providerId).toBe(served);
+      expect('candidate' in outcome && (outcome.native === undefined ? 'hub' : 'native')).toBe(via);
+    }
+  });
+});
