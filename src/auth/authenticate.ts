@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { KeyRepository } from '../store/keys.js';
+import type { KeyRepositoryPort } from '../store/repositories.js';
 import { digestsEqual, hashApiKey, isWellFormedKey } from './keys.js';
 
 export interface Principal {
@@ -23,7 +23,7 @@ export function extractApiKey(headers: IncomingHttpHeaders): string | undefined 
 }
 
 /** AUTH_1007 without a key; AUTH_1008 for malformed, unknown, revoked or expired keys. */
-export function authenticate(headers: IncomingHttpHeaders, keys: KeyRepository, nowMs: number): Principal {
+export function authenticate(headers: IncomingHttpHeaders, keys: KeyRepositoryPort, nowMs: number): Principal {
   const presented = extractApiKey(headers);
   if (presented === undefined) throw new GatewayError('AUTH_1007');
   if (!isWellFormedKey(presented)) throw new GatewayError('AUTH_1008', 'Invalid API key: igw keys look like sk-svc- followed by 128 characters. Create one with `igw keys create`.');

@@ -5,24 +5,29 @@ import { answerChat } from './chat-completions.js';
 import { prepareChat, reportIgnored } from './chat-completions-prepare.js';
 import { executeAs, type Execute, type ExecuteDeps } from './shared/execute.js';
 
-/** What chat needs besides the pipeline: server settings and the vault (blueprints and skills by id). */
+export type { Execute, ExecuteResult } from './shared/execute.js';
+
+/** What a batch row of /v1/chat/completions needs of the gateway: the pipeline's deps and a few more ports. */
 export interface ChatExecuteDeps extends ExecuteDeps {
-  config: ExecuteDeps['config'] & Pick<Config, 'server'>;
-  store: ExecuteDeps['store'] & { vault: Vault };
+  config: Pick<Config, 'providers' | 'server'>;
+  vault: Vault;
 }
 
+const ENDPOINT = { path: '/v1/chat/completions', scope: 'inference.chat' };
+
 /**
- * POST /v1/chat/completions without HTTP (batch rows): the same prepare → pipeline → JSON answer
- * as the live endpoint, as {status, body}. No headers travel: blueprints load by id with no
- * X-Vault-Key (as a live request without one), dropped fields are named in the log line only.
+ * `execute(input, principal, signal)` for POST /v1/chat/completions (ARCHITECTURE "Request
+ * lifecycle": batch rows call the endpoint's execute, never fake HTTP). The same stages as a live
+ * request — validation, blueprints, routing, capability and balance preflight, fallback, billing,
+ * the request-log line — minus authentication (the batch was authorised at create; its scopes
+ * are still checked) and streaming (a row gets one complete response). Blueprints load from the
+ * vault only inline: a row carries no X-Vault-Key.
  */
 export function chatCompletionsExecute(deps: ChatExecuteDeps): Execute {
-  const endpoint = { path: '/v1/chat/completions', scope: 'inference.chat' };
   return (input, principal, signal) =>
-    executeAs(deps, endpoint, principal, signal, async (scope) => {
-      // An answer without a connection cannot stream (spec "Batches": the row's body is one JSON object).
-      if ((input as { stream?: unknown } | null)?.stream === true) throw new GatewayError('VALIDATION_4005', 'stream is not supported here; leave it out.', { field: 'stream' });
-      const prepared = await prepareChat(scope, { server: deps.config.server, access: { principal, headers: {}, vault: deps.store.vault } }, input);
+    executeAs(deps, ENDPOINT, principal, signal, async (scope) => {
+      if ((input as { stream?: unknown } | null)?.stream === true) throw new GatewayError('VALIDATION_4005', 'stream is not supported in a batch; leave it out.', { field: 'stream' });
+      const prepared = await prepareChat(scope, { server: deps.config.server, access: { principal, headers: {}, vault: deps.vault } }, input);
       const answer = await answerChat(scope, prepared);
       reportIgnored({ log: scope.log }, prepared, answer.served);
       return answer.body;

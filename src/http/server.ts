@@ -13,7 +13,7 @@ import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
-import { writeRequestLine, type RequestLineSink } from '../inference/request-line.js';
+import { requestLogEntry } from '../inference/log.js';
 
 export interface RunningServer {
   server: Server;
@@ -27,7 +27,6 @@ export interface RunningServer {
 /** node:http server over the route table: guards, routing, auth, scopes, rate limits, body, errors, request log. */
 export async function startHttpServer(app: AppContext, routes: readonly GatewayRoute[], port: number, host: string): Promise<RunningServer> {
   const router = new Router(routes);
-  const lineSink: RequestLineSink = { requestLog: app.store.requestLog, activity: app.activity };
   const sockets = new Set<Socket>();
   let inFlight = 0;
   let draining = false;
@@ -133,16 +132,10 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       const finish = () => {
         try {
           const now = app.clock.now();
-          writeRequestLine(lineSink, {
-            time: now,
-            requestId,
-            endpoint: routePath ?? splitTarget(request.url).pathname,
-            keyId: call?.principal.keyId ?? identity?.keyId ?? null,
-            account: call?.account.id ?? identity?.account ?? null,
-            status: response.statusCode,
-            latencyMs: now - startedAt,
-            log,
-          });
+          const caller = { keyId: call?.principal.keyId ?? identity?.keyId ?? null, account: call?.account.id ?? identity?.account ?? null };
+          const entry = requestLogEntry(now, requestId, routePath ?? splitTarget(request.url).pathname, caller, log, response.statusCode, now - startedAt);
+          app.store.requestLog.append(entry);
+          app.activity.recordRequest(entry);
         } catch (error) {
           app.logger.error('request log append failed', { request_id: requestId, error: String(error) });
         }

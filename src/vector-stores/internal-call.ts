@@ -1,17 +1,18 @@
 import type { Ledger } from '../billing/ledger.js';
 import { toDecimal } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { InferenceDeps, InferenceLog, InferenceScope } from '../inference/index.js';
-import { writeRequestLine, type RequestLineSink } from '../inference/request-line.js';
+import { requestLogEntry, type InferenceDeps, type InferenceLog, type InferenceScope } from '../inference/index.js';
 import type { AccountRepository } from '../store/accounts.js';
+import type { RequestLog, RequestLogEntry } from '../store/request-log.js';
 import type { IdGenerator } from '../util/ids.js';
 
 /** What a model call on behalf of an account needs of the gateway: the pipeline's deps, the account, ids and the request log. */
 export interface InternalCallDeps extends InferenceDeps {
   ledger: Pick<Ledger, 'preflight' | 'settle' | 'plan'>;
-  store: { accounts: Pick<AccountRepository, 'get'>; requestLog: RequestLineSink['requestLog'] };
-  activity: RequestLineSink['activity'];
-  ids: IdGenerator;
+  store: { accounts: Pick<AccountRepository, 'get'>; requestLog: Pick<RequestLog, 'append'> };
+  /** The live activity feed (dashboard, metrics): a line of its own is reported like any request. */
+  activity: { recordRequest(entry: RequestLogEntry): void };
+  ids: Pick<IdGenerator, 'next'>;
 }
 
 export interface InternalCallOptions {
@@ -55,7 +56,9 @@ export async function callForAccount<T>(deps: InternalCallDeps, accountId: strin
     addInto(options.log, log);
   } else {
     const now = deps.clock.now();
-    writeRequestLine({ requestLog: deps.store.requestLog, activity: deps.activity }, { time: now, requestId, endpoint: options.endpoint, keyId: options.keyId ?? null, account: account.id, status: 200, latencyMs: now - started, log });
+    const entry = requestLogEntry(now, requestId, options.endpoint, { keyId: options.keyId ?? null, account: account.id }, log, 200, now - started);
+    deps.store.requestLog.append(entry);
+    deps.activity.recordRequest(entry);
   }
   return result;
 }

@@ -33,7 +33,17 @@ describe('endpoint execute: the HTTP answer without HTTP', () => {
     const config = upstreamConfig(upstream.url);
     (config['models'] as Record<string, unknown>)['up-image'] = { type: 'image', routes: [{ provider: 'up', upstream_model: 'flux-dev', pricing: { image_cost_per_image_eur: 0.04 }, energy: { wh_per_image: 2 } }] };
     igw = await startTestGateway(config);
-    executes = batchExecutes(igw.gateway.app);
+    const { app } = igw.gateway;
+    // Wired as the composition root wires them (app/gateway.ts).
+    executes = batchExecutes({
+      ...app,
+      accounts: app.store.accounts,
+      vault: app.store.vault,
+      recordLog: (entry) => {
+        app.store.requestLog.append(entry);
+        app.activity.recordRequest(entry);
+      },
+    });
     principal = authenticate({ authorization: `Bearer ${igw.key}` }, igw.gateway.app.store.keys, Date.now());
   });
   afterAll(async () => {

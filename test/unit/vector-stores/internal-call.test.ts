@@ -63,7 +63,7 @@ function fixture(account: Partial<AccountRecord> = {}) {
     logger: silentLogger,
     store: { accounts, requestLog: { append: (entry) => void lines.push(entry) } },
     activity: { recordRequest: (entry) => void reported.push(entry) },
-    ids: { next: (prefix) => `${prefix}${(next += 1)}`, uuid: () => 'uuid' },
+    ids: { next: (prefix) => `${prefix}${(next += 1)}` },
   };
   return { deps, debits, lines, reported, embedCalls };
 }
