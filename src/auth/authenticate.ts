@@ -10,12 +10,17 @@ export interface Principal {
   vaultAccess: boolean;
 }
 
+const BEARER = /^Bearer\s+(.+)$/i;
+
 /** Bearer token or x-api-key (spec "Authentication" §1). */
 export function extractApiKey(headers: IncomingHttpHeaders): string | undefined {
   const authorization = headers.authorization;
-  if (typeof authorization === 'string' && authorization.trim() !== '') {
-    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-    return match === null ? authorization.trim() : match[1]!.trim();
+  if (typeof authorization === 'string') {
+    const trimmed = authorization.trim();
+    if (trimmed !== '') {
+      const match = BEARER.exec(trimmed);
+      return match === null ? trimmed : match[1]!.trim();
+    }
   }
   const apiKey = headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
