@@ -1,6 +1,6 @@
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { RequestCall } from '../http/request-call.js';
-import { appendLog } from '../http/server.js';
+import { requestLogEntry } from '../inference/index.js';
 import { checkMcpUrl, guardedFetch, RefusedMcpUrl } from '../mcp/guarded-fetch.js';
 import { UpstreamMcpServer, type UpstreamTool } from '../mcp/upstream-server.js';
 import { validateToolArguments } from '../tools/validate-arguments.js';
@@ -62,7 +62,10 @@ export async function callMcpTool(call: RequestCall, endpoint: string, serverLab
     log.error_code = error.code;
     return { error: error.message };
   } finally {
-    appendLog(call.app, call.requestId, endpoint, call, log, status, call.app.clock.now() - started);
+    const now = call.app.clock.now();
+    const entry = requestLogEntry(now, call.requestId, endpoint, { keyId: call.principal.keyId, account: call.account.id }, log, status, now - started);
+    call.app.store.requestLog.append(entry);
+    call.app.activity.recordRequest(entry);
   }
 }
 
