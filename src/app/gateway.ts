@@ -22,6 +22,7 @@ import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
 import { NOT_SHARED_YET } from '../store/postgres/postgres-store.js';
 import { openStore } from '../store/store.js';
+import { openSharedLimits } from '../store/redis/shared-limits.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
@@ -88,14 +89,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const mcpServers = new UpstreamMcpServers(options.config.mcp_servers, logger, VERSION);
     // After the HTTP server stopped (cleanups run in reverse): local MCP servers are stopped last.
     cleanups.push(() => mcpServers.close());
+    const routeHealth = new RouteHealth(clock);
+    // Team mode: rate limits and route cooldowns in Redis when the config names one.
+    const sharedLimits = options.config.redis === undefined ? null : await openSharedLimits(options.config.redis.url, routeHealth, logger);
+    if (sharedLimits !== null) cleanups.push(() => sharedLimits.close());
     const app: AppContext = {
       config: options.config,
       store,
       catalog: new Catalog(options.config),
       providers,
-      routeHealth: new RouteHealth(clock),
+      routeHealth,
       ledger: new Ledger(options.config, store.accounts),
-      rateLimiter: new RateLimiter(),
+      rateLimiter: sharedLimits?.rateLimiter ?? new RateLimiter(),
       clock,
       ids,
       logger,

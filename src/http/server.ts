@@ -125,7 +125,9 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       const account = app.store.accounts.get(principal.account);
       if (account === undefined) throw new GatewayError('AUTH_1008', `Invalid API key: its account "${principal.account}" no longer exists.`);
       const { name: planName, plan } = app.ledger.plan(account);
-      Object.assign(headers, rateLimitHeaders(app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now())));
+      const limited = app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now());
+      // In memory the answer is immediate (no promise, no await); with Redis it is a round trip.
+      Object.assign(headers, rateLimitHeaders(limited instanceof Promise ? await limited : limited));
       if (route.scope !== null) requireScope(principal.scopes, route.scope);
       // Spec "Authentication" §7: vector stores also need the key's vault access flag.
       if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
