@@ -120,7 +120,7 @@ export class BatchRun {
     if (record.status === 'queued') {
       record.status = 'in_progress';
       record.in_progress_at = this.now();
-      await this.deps.repository.save();
+      await this.deps.repository.save(record);
     }
     await this.log.openForAppend((error) => {
       this.logFailure = error;
@@ -139,7 +139,7 @@ export class BatchRun {
       default:
         record.status = 'finalizing';
         record.finalizing_at = this.now();
-        await this.deps.repository.save();
+        await this.deps.repository.save(record);
         return this.finalize('succeeded');
     }
   }
@@ -222,7 +222,7 @@ export class BatchRun {
     if (out.error === null) this.record.succeeded += 1;
     else this.record.errored += 1;
     this.task?.progress({ done: this.record.succeeded + this.record.errored, failed: this.record.errored });
-    this.deps.repository.saveSoon();
+    this.deps.repository.saveSoon(this.record);
   }
 
   /**
@@ -238,7 +238,7 @@ export class BatchRun {
     if (record.succeeded > 0 && record.output_file_id === null) {
       const output = await files.createFromStream(record.account, { filename: `${record.id}_output.jsonl`, purpose: 'batch_output' }, Readable.from(this.lines((result) => result.out.error === null)));
       record.output_file_id = output.id;
-      await this.deps.repository.save();
+      await this.deps.repository.save(record);
     }
     const notRun = status === 'cancelled' || status === 'expired' ? record.total - record.succeeded - record.errored : 0;
     if ((record.errored > 0 || notRun > 0) && record.error_file_id === null) {
@@ -248,7 +248,7 @@ export class BatchRun {
       }.call(this);
       const errors = await files.createFromStream(record.account, { filename: `${record.id}_error.jsonl`, purpose: 'batch_output' }, Readable.from(errorLines));
       record.error_file_id = errors.id;
-      await this.deps.repository.save();
+      await this.deps.repository.save(record);
     }
     const now = this.now();
     record.status = status;
@@ -256,7 +256,7 @@ export class BatchRun {
     if (status === 'cancelled') record.cancelled_at = now;
     if (status === 'expired') record.expired_at = now;
     if (status === 'failed') record.failed_at = now;
-    await this.deps.repository.save();
+    await this.deps.repository.save(record);
     await this.log.remove();
   }
 

@@ -190,7 +190,7 @@ export class BatchService {
     }
     record.status = 'cancelling';
     record.cancelling_at = Math.floor(this.deps.clock.now() / 1000);
-    await this.repository.save();
+    await this.repository.save(record);
     const run = this.runs.get(id);
     if (run !== undefined) run.stop('cancel');
     else this.launch(record);

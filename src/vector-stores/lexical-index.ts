@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import { Bm25Index, type LexicalScores } from './bm25-index.js';
 import { lexicalTerms } from './lexical-terms.js';
 import type { Sealer } from './sealer.js';

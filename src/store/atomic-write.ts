@@ -1,4 +1,4 @@
-import { open, rename } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 
 /**
  * Writes a file and syncs it (mode 0600). `wx` (the default) refuses to replace an existing
@@ -15,11 +15,17 @@ export async function writeSynced(filePath: string, data: Buffer | string, flags
 }
 
 /**
- * Writes a file durably and atomically (temp file, fsync, rename; mode 0600): a crash leaves the
- * old or the new bytes. `suffix` names the temp file (writers that may overlap pass their own).
+ * The one place igw replaces a file: temp file, fsync, rename (mode 0600), so a crash leaves
+ * the old or the new bytes, never half of them (DESIGN §4). `suffix` names the temp file
+ * (`<file>.<suffix>`): writers that may overlap pass their own. A failed write removes its temp file.
  */
 export async function writeFileAtomic(filePath: string, data: Buffer | string, suffix = 'tmp'): Promise<void> {
   const temporary = `${filePath}.${suffix}`;
-  await writeSynced(temporary, data, 'w');
-  await rename(temporary, filePath);
+  try {
+    await writeSynced(temporary, data, 'w');
+    await rename(temporary, filePath);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
 }
