@@ -25,9 +25,11 @@ import { randomIds, type IdGenerator } from '../util/ids.js';
 import { systemTimers, type Timers } from '../util/timers.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
 import { documentTools } from '../vector-stores/default-document-tools.js';
+import { embedTexts } from '../vector-stores/embedder.js';
 import { VectorStoreService } from '../vector-stores/service.js';
 import { vectorStoreStorage } from '../vector-stores/storage-usage.js';
 import { Activity } from './activity.js';
+import { inProcessRowRunner } from './batch-row-runner.js';
 import type { AppContext } from './context.js';
 
 export interface GatewayOptions {
@@ -104,8 +106,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     // The dashboard and the request lines of `igw serve` show keys by name.
     app.activity.nameKeys((id) => store.keys.get(id)?.name);
-    await vectorStores.start(app, documentTools(app));
-    batches.start(app, ROUTES);
+    // Services get narrow ports, never the app context (ARCHITECTURE principle 7). TODO(#18): the
+    // inference pipeline's embeddings call and endpoint execute() replace embedTexts and the
+    // in-process row runner here.
+    await vectorStores.start({
+      embed: (accountId, modelId, texts, embedOptions) => embedTexts(app, accountId, modelId, texts, embedOptions),
+      files,
+      tools: documentTools(options.config.server.allow_private_urls),
+      tasks: app.activity,
+    });
+    batches.start({ runRow: inProcessRowRunner(app, ROUTES), tasks: app.activity });
     const storageSettlement = await StorageSettlement.open({
       dataDir: options.dataDir,
       config: options.config,

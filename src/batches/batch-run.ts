@@ -1,22 +1,25 @@
 import { Readable } from 'node:stream';
-import type { AppContext } from '../app/context.js';
+import type { TaskBoard, TaskHandle } from '../app/activity.js';
 import type { Principal } from '../auth/authenticate.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { FileStore } from '../files/file-store.js';
-import type { GatewayRoute } from '../http/routes.js';
+import type { Clock } from '../util/clock.js';
+import type { IdGenerator } from '../util/ids.js';
+import type { Logger } from '../util/logger.js';
 import type { BatchRecord, BatchStatus } from './batch-record.js';
 import type { BatchRepository } from './batch-repository.js';
-import { callInProcess } from './in-process-call.js';
 import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { ResultsLog, type OutputLine, type RowResult } from './results-log.js';
+import type { RunBatchRow } from './row-runner.js';
 import type { Semaphore } from './semaphore.js';
-import type { TaskHandle } from '../app/activity.js';
 
 export interface BatchRunDeps {
-  app: AppContext;
-  /** The endpoint's route; undefined only if the route table lost it (the batch then fails). */
-  route: GatewayRoute | undefined;
+  runRow: RunBatchRow;
+  tasks: TaskBoard;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
   repository: BatchRepository;
   files: FileStore;
   semaphore: Semaphore;
@@ -56,7 +59,7 @@ export class BatchRun {
   }
 
   private now(): number {
-    return Math.floor(this.deps.app.clock.now() / 1000);
+    return Math.floor(this.deps.clock.now() / 1000);
   }
 
   stop(reason: StopReason): void {
@@ -80,11 +83,11 @@ export class BatchRun {
     // The dashboard names a batch by its metadata name or its input file, not by its id.
     const input = await this.deps.files.get(record.account, record.input_file_id).catch(() => undefined);
     const name = record.metadata?.['name'] ?? input?.filename ?? record.id;
-    this.task = this.deps.app.activity.startTask('batch', record.id, `${name} ${record.endpoint}`, { total: record.total });
+    this.task = this.deps.tasks.startTask('batch', record.id, `${name} ${record.endpoint}`, { total: record.total });
     try {
       await this.executeSteps();
     } catch (error) {
-      this.deps.app.logger.error('batch failed', { batch_id: this.record.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      this.deps.logger.error('batch failed', { batch_id: this.record.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       if (this.stopReason !== 'shutdown') {
         await this.fail(error instanceof GatewayError ? error.code : 'SYSTEM_9001', error instanceof Error ? error.message : String(error), lineOf(error)).catch(() => undefined);
       }
@@ -145,7 +148,7 @@ export class BatchRun {
   }
 
   private armExpiry(): void {
-    const remainingMs = this.record.expires_at * 1000 - this.deps.app.clock.now();
+    const remainingMs = this.record.expires_at * 1000 - this.deps.clock.now();
     this.expiryTimer = setTimeout(() => {
       if (this.now() >= this.record.expires_at) this.stop('expire');
       else this.armExpiry();
@@ -155,8 +158,7 @@ export class BatchRun {
 
   /** Streams the input and runs every row not yet done, at most `concurrency` at a time overall. */
   private async runRows(): Promise<void> {
-    const { files, route } = this.deps;
-    if (route === undefined) throw new GatewayError('VALIDATION_4007', `The endpoint ${this.record.endpoint} is not served by this gateway.`);
+    const { files } = this.deps;
     const input = await files.get(this.record.account, this.record.input_file_id);
     if (input === undefined) throw new GatewayError('INFERENCE_3302', `The input file ${this.record.input_file_id} was deleted before the batch finished.`);
     const source = files.openRead(input);
@@ -179,7 +181,7 @@ export class BatchRun {
           released = true;
           this.deps.semaphore.release();
         };
-        const task = this.runRow(route, row, release).finally(() => {
+        const task = this.runRow(row, release).finally(() => {
           release();
           inFlight.delete(task);
         });
@@ -195,21 +197,21 @@ export class BatchRun {
     return { keyId: this.record.key_id, account: this.record.account, scopes: this.record.scopes, vaultAccess: false };
   }
 
-  private async runRow(route: GatewayRoute, row: BatchRow, callDone: () => void): Promise<void> {
-    const { app } = this.deps;
+  private async runRow(row: BatchRow, callDone: () => void): Promise<void> {
+    const { ids } = this.deps;
     let out: OutputLine;
     if (row.body['stream'] === true) {
-      out = errorLine(app, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
+      out = errorLine(ids, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
     } else {
-      const result = await callInProcess(app, route, this.principal(), row.body, this.abort.signal);
+      const result = await this.deps.runRow(this.record.endpoint, this.principal(), row.body, this.abort.signal);
       const failed = result.status >= 400;
       // Abandoned by a stop: not done, so it runs again on resume (or is listed as not run).
       if (failed && this.abort.signal.aborted) return;
       if (failed) {
         const error = (result.body as { error?: { code?: string; message?: string } }).error;
-        out = errorLine(app, row, error?.code ?? 'SYSTEM_9001', error?.message ?? `HTTP ${result.status}`);
+        out = errorLine(ids, row, error?.code ?? 'SYSTEM_9001', error?.message ?? `HTTP ${result.status}`);
       } else {
-        out = { id: app.ids.next('batch_req_'), custom_id: row.custom_id, response: { status_code: result.status, request_id: result.requestId, body: result.body }, error: null };
+        out = { id: ids.next('batch_req_'), custom_id: row.custom_id, response: { status_code: result.status, request_id: result.requestId, body: result.body }, error: null };
       }
     }
     callDone();
@@ -277,7 +279,7 @@ export class BatchRun {
     try {
       for await (const row of batchRows(readJsonlLines(source, this.deps.maxLineBytes), { endpoint: this.record.endpoint, maxRequests: this.deps.maxRequests })) {
         if (row.index < this.record.total && this.done[row.index] !== 1) {
-          yield `${JSON.stringify({ id: this.deps.app.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } } satisfies OutputLine)}\n`;
+          yield `${JSON.stringify({ id: this.deps.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } } satisfies OutputLine)}\n`;
         }
       }
     } finally {
@@ -293,8 +295,8 @@ export class BatchRun {
   }
 }
 
-function errorLine(app: AppContext, row: BatchRow, code: string, message: string): OutputLine {
-  return { id: app.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } };
+function errorLine(ids: IdGenerator, row: BatchRow, code: string, message: string): OutputLine {
+  return { id: ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } };
 }
 
 function lineOf(error: unknown): number | null {

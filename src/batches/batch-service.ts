@@ -1,11 +1,10 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { TaskBoard } from '../app/activity.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { Config } from '../config/load.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { FileStore } from '../files/file-store.js';
-import type { GatewayRoute } from '../http/routes.js';
 import { ensureDataDir } from '../store/db.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
@@ -16,6 +15,7 @@ import { completionWindowSeconds } from './completion-window.js';
 import { BatchRun } from './batch-run.js';
 import { countValidRows, MAX_BATCH_FILE_BYTES } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
+import type { RunBatchRow } from './row-runner.js';
 import { Semaphore } from './semaphore.js';
 
 export interface BatchServiceDeps {
@@ -26,6 +26,14 @@ export interface BatchServiceDeps {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+}
+
+/** What the runner needs once the gateway is up, wired by the composition root (app/gateway.ts). */
+export interface BatchPorts {
+  /** Runs one row as its endpoint would (today batches/in-process-call.ts via app/batch-row-runner.ts). */
+  runRow: RunBatchRow;
+  /** The `igw serve` dashboard's task list. */
+  tasks: TaskBoard;
 }
 
 export interface NewBatch {
@@ -47,14 +55,13 @@ export function maxLineBytes(config: Config): number {
 
 /**
  * Batches (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
- * Created with the stores; start() hands it the app context and the route table (so rows run
- * through the very handlers of live requests) and resumes batches a previous process left active.
+ * Created with the stores; start() hands it its ports (how a row runs, where progress shows) and
+ * resumes batches a previous process left active.
  */
 export class BatchService {
   private readonly runs = new Map<string, BatchRun>();
   private readonly semaphore: Semaphore;
-  private app: AppContext | null = null;
-  private routes: readonly GatewayRoute[] = [];
+  private ports: BatchPorts | null = null;
   private closed = false;
   readonly folder: string;
 
@@ -82,20 +89,21 @@ export class BatchService {
   }
 
   /** Starts (or resumes) every batch that is not finished. */
-  start(app: AppContext, routes: readonly GatewayRoute[]): void {
-    this.app = app;
-    this.routes = routes;
+  start(ports: BatchPorts): void {
+    this.ports = ports;
     for (const record of this.repository.all()) {
       if (ACTIVE_STATUSES.has(record.status)) this.launch(record);
     }
   }
 
   private launch(record: BatchRecord): void {
-    if (this.app === null || this.closed || this.runs.has(record.id)) return;
-    const route = this.routes.find((candidate) => candidate.method === 'POST' && candidate.path === record.endpoint);
+    if (this.ports === null || this.closed || this.runs.has(record.id)) return;
     const run = new BatchRun(record, {
-      app: this.app,
-      route,
+      runRow: this.ports.runRow,
+      tasks: this.ports.tasks,
+      clock: this.deps.clock,
+      ids: this.deps.ids,
+      logger: this.deps.logger,
       repository: this.repository,
       files: this.deps.files,
       semaphore: this.semaphore,
