@@ -37,6 +37,15 @@ export interface TaskProgress {
   detail?: string;
 }
 
+/**
+ * A consumer of the activity feed. `task` is called on every progress update and at the end
+ * (then `task.status` is no longer 'running'), with the counts from before the change.
+ */
+export interface ActivityObserver {
+  request?(entry: RequestLogEntry): void;
+  task?(task: Readonly<TaskSnapshot>, before: { done: number; failed: number }): void;
+}
+
 export interface TaskSnapshot extends Required<Pick<TaskProgress, 'done' | 'failed'>> {
   kind: TaskKind;
   id: string;
@@ -51,6 +60,8 @@ export interface TaskSnapshot extends Required<Pick<TaskProgress, 'done' | 'fail
 /** What a service holds while its work runs; every method is cheap and safe to call after end(). */
 export interface TaskHandle {
   progress(update: TaskProgress): void;
+  /** Counts carried over from an earlier run of the same work (a resumed batch): shown, but not news to observers. */
+  restore(update: Pick<TaskProgress, 'done' | 'failed'>): void;
   end(status: Exclude<TaskStatus, 'running'>, detail?: string): void;
 }
 
@@ -141,6 +152,7 @@ export class Activity implements TaskBoard {
   private recentNext = 0;
   private keyName: (id: string) => string | undefined = () => undefined;
   private listener: ((entry: RequestLogEntry) => void) | null = null;
+  private readonly observers: ActivityObserver[] = [];
 
   private readonly running = new Map<string, TaskSnapshot>();
   private finished: TaskSnapshot[] = [];
@@ -173,11 +185,27 @@ export class Activity implements TaskBoard {
     this.listener = listener;
   }
 
+  /**
+   * Another consumer of the same feed (the Prometheus metrics of `server.metrics`): sees every
+   * request and every task change. Nothing is observed, and nothing costs, until one is added.
+   */
+  observe(observer: ActivityObserver): void {
+    this.observers.push(observer);
+  }
+
+  /** Running tasks by kind, for gauges read at scrape time. */
+  runningTasks(): Map<TaskKind, number> {
+    const counts = new Map<TaskKind, number>();
+    for (const task of this.running.values()) counts.set(task.kind, (counts.get(task.kind) ?? 0) + 1);
+    return counts;
+  }
+
   /** One finished request (the request-log entry, already built): O(1), no allocation once warm. */
   recordRequest(entry: RequestLogEntry): void {
     this.recentEntries[this.recentNext] = entry;
     this.recentNext = (this.recentNext + 1) % RECENT_KEPT;
     this.listener?.(entry);
+    for (const observer of this.observers) observer.request?.(entry);
     const now = this.now();
     const second = Math.floor(now / 1000);
     const slot = second % RATE_SECONDS;
@@ -252,20 +280,29 @@ export class Activity implements TaskBoard {
     return {
       progress: (update) => {
         if (task.status !== 'running') return;
+        const before = { done: task.done, failed: task.failed };
         if (update.done !== undefined) task.done = update.done;
         if (update.failed !== undefined) task.failed = update.failed;
         if (update.total !== undefined) task.total = update.total;
         if (update.detail !== undefined) task.detail = update.detail;
+        for (const observer of this.observers) observer.task?.(task, before);
+      },
+      restore: (update) => {
+        if (task.status !== 'running') return;
+        if (update.done !== undefined) task.done = update.done;
+        if (update.failed !== undefined) task.failed = update.failed;
       },
       end: (status, detail) => {
         if (task.status !== 'running') return;
         // Completed means every unit is done, whether or not the service reported the last one.
+        const before = { done: task.done, failed: task.failed };
         if (status === 'completed' && task.total !== null && task.done + task.failed < task.total) task.done = task.total - task.failed;
         task.status = status;
         task.ended_at = this.now();
         if (detail !== undefined) task.detail = detail;
         if (this.running.get(key) === task) this.running.delete(key);
         this.finished = [task, ...this.finished].slice(0, FINISHED_KEPT);
+        for (const observer of this.observers) observer.task?.(task, before);
       },
     };
   }

@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
+import type { MetricsExposition } from '../metrics/exposition.js';
 import type { VectorStoreService } from '../vector-stores/service.js';
 
 /** Everything an endpoint may use, built once by the composition root (app/gateway.ts). */
@@ -39,4 +40,6 @@ export interface AppContext {
   mcpServers: UpstreamMcpServers;
   /** Live counters and running tasks for the `igw serve` dashboard (services report into it). */
   activity: Activity;
+  /** Prometheus metrics fed by `activity` and route health; present only with `server.metrics: true`. */
+  metrics?: MetricsExposition;
 }

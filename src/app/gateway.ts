@@ -14,7 +14,7 @@ import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
 import { startControlServer } from '../control/socket-server.js';
 import { startHttpServer } from '../http/server.js';
-import { ROUTES } from '../http/routes.js';
+import { PUBLIC_ROUTES, ROUTES } from '../http/routes.js';
 import { ProviderRegistry } from '../providers/registry.js';
 import { RouteHealth } from '../routing/health.js';
 import { ensureDataDir } from '../store/db.js';
@@ -30,6 +30,7 @@ import { VectorStoreService } from '../vector-stores/service.js';
 import { vectorStoreStorage } from '../vector-stores/storage-usage.js';
 import { Activity } from './activity.js';
 import { inProcessRowRunner } from './batch-row-runner.js';
+import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { AppContext } from './context.js';
 
 export interface GatewayOptions {
@@ -106,6 +107,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     // The dashboard and the request lines of `igw serve` show keys by name.
     app.activity.nameKeys((id) => store.keys.get(id)?.name);
+    if (options.config.server.metrics) {
+      const paths = [...ROUTES.map((route) => route.path), ...Object.keys(PUBLIC_ROUTES).map((route) => route.split(' ')[1]!)];
+      const metrics = new GatewayMetrics(app.activity, new Set(paths));
+      app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
+      app.metrics = metrics;
+    }
     // Services get narrow ports, never the app context (ARCHITECTURE principle 7). TODO(#18): the
     // inference pipeline's embeddings call and endpoint execute() replace embedTexts and the
     // in-process row runner here.

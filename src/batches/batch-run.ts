@@ -114,6 +114,8 @@ export class BatchRun {
       if (result.out.error === null) record.succeeded += 1;
       else record.errored += 1;
     }
+    // Rows an earlier run finished: the dashboard shows them, the metrics counted them back then.
+    this.task?.restore({ done: record.succeeded + record.errored, failed: record.errored });
 
     if (record.status === 'cancelling') return this.finalize('cancelled');
     if (record.status === 'finalizing') return this.finalize('succeeded');

@@ -1,13 +1,14 @@
 import type { PreparedResponses } from '../endpoints/responses.js';
-import { responseHeaders, type RequestCall } from '../http/request-call.js';
+import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { SseWriter } from '../http/sse.js';
 import { makeUsage } from '../translate/chat/types.js';
 import { finishResponse, turnOutput } from '../translate/responses/chat-to-responses.js';
 import { ChatToResponseEvents } from '../translate/stream/chat-to-response-events.js';
 import type { DirectAnswer } from './apply.js';
-import { meterDirect } from './chat.js';
-import { directChunks, directCompletion } from './direct-reply.js';
+import { meterCall } from '../inference/meter.js';
+import { NO_CONSUMPTION } from '../billing/price.js';
+import { directChunks, directCompletion } from '../inference/direct.js';
 
 /**
  * A blueprint's own answer on POST /v1/responses: the chat answer through the same translation
@@ -15,7 +16,7 @@ import { directChunks, directCompletion } from './direct-reply.js';
  */
 export async function sendDirectResponse(call: RequestCall, answer: DirectAnswer, prepared: PreparedResponses, stream: boolean): Promise<void> {
   const candidate = prepared.candidates[0]!;
-  const metering = meterDirect(call, candidate, answer);
+  const metering = meterCall(inferenceScope(call), candidate, NO_CONSUMPTION, answer);
   const extras = { environment_impact: metering.environment_impact, billing_cost: metering.billing_cost };
   const meta = { id: `chatcmpl-${call.requestId}`, created: prepared.skeleton.created_at, model: prepared.skeleton.model, n: 1 };
   const usage = makeUsage(0, 0);

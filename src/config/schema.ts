@@ -159,6 +159,8 @@ export const configSchema = z
          * and named in igw-ignored-params (translation); true refuses them by name instead (typo detection).
          */
         strict_params: z.boolean().default(false),
+        /** Issue 19: `GET /metrics` in Prometheus text format, without a key (off: 404). */
+        metrics: z.boolean().default(false),
       })
       .strict()
       .default({
@@ -171,6 +173,7 @@ export const configSchema = z
         image_fetch_max_bytes: 20 * 1024 * 1024,
         image_fetch_timeout_ms: 10_000,
         strict_params: false,
+        metrics: false,
       }),
     billing: z
       .object({

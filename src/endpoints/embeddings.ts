@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
-import { sendJson } from '../http/respond.js';
+import { sendJson, sendJsonText } from '../http/respond.js';
 import { tryRoutes } from '../routing/fallback.js';
 import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
 import { meterCall } from './shared/metering.js';
@@ -68,17 +68,25 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
   }, fallbackOptions(call));
   const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
   const base64 = body.encoding_format === 'base64';
+  const tail = { model: resolved.requested, usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens }, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost };
+  if (!base64 && result.vectorsJson !== undefined) {
+    // The upstream's vector texts go out as they came (issue 18, item 3): the same document as below, without a float round trip.
+    sendJsonText(call.response, 200, embeddingListText(result.vectorsJson, tail), responseHeaders(call));
+    return;
+  }
   sendJson(
     call.response,
     200,
-    {
-      object: 'list',
-      data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })),
-      model: resolved.requested,
-      usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
-      environment_impact: metering.environment_impact,
-      billing_cost: metering.billing_cost,
-    },
+    { object: 'list', data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })), ...tail },
     responseHeaders(call),
   );
+}
+
+/** `{"object":"list","data":[…],…tail}` with each embedding spliced in as JSON text. */
+export function embeddingListText(vectorsJson: readonly string[], tail: Record<string, unknown>): string {
+  let data = '';
+  for (let index = 0; index < vectorsJson.length; index += 1) {
+    data += `${index === 0 ? '' : ','}{"object":"embedding","index":${index},"embedding":${vectorsJson[index]!}}`;
+  }
+  return `{"object":"list","data":[${data}],${JSON.stringify(tail).slice(1)}`;
 }

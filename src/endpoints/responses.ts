@@ -13,7 +13,7 @@ import { fileSearchCallItem, fileSearchQuery, itemId } from '../translate/respon
 import { responsesToChat } from '../translate/responses/responses-to-chat.js';
 import { hubToolChoice, planTools, type ToolPlan } from '../translate/responses/tools.js';
 import type { ResponseObject, ResponsesError, ResponsesOutputItem, ResponsesRequest } from '../translate/responses/types.js';
-import { checkChatCapabilities } from './shared/capabilities.js';
+import { checkChatCapabilities } from '../inference/preflight.js';
 import { inlineImageUrls } from './shared/inline-images.js';
 import { meterCall } from './shared/metering.js';
 import { fallbackOptions, prepareInference } from './shared/resolve.js';
@@ -24,6 +24,7 @@ import { refuseUnservableResponsesFields, unhonouredResponsesFields, withoutTool
 import { IgnoredParams } from './shared/ignored-params.js';
 import { streamResponses } from './responses-stream.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
+import { blueprintAccess } from './shared/blueprint-access.js';
 import { guardCompletion } from '../blueprints/guard-output.js';
 import { splitBlueprintFields, usesBlueprints, type BlueprintFields } from '../blueprints/load.js';
 import type { OutputGuard } from '../blueprints/output-guard.js';
@@ -105,7 +106,7 @@ export async function prepareResponses(call: RequestCall, request: ResponsesRequ
   const translated = responsesToChat(request, resolved.id, tools, imageFields);
   // tool_choice is translated only beside request tools; with skills it may name a skill's tool.
   if (translated.tool_choice === undefined && request.tool_choice != null && usesBlueprints(fields)) translated.tool_choice = hubToolChoice(request.tool_choice);
-  const shaped = await applyBlueprintFields(call, fields, translated);
+  const shaped = await applyBlueprintFields(blueprintAccess(call), fields, translated);
   let hub = shaped.request;
   // Spec (chat): reasoning effort is ignored by non-reasoning models; strict upstreams would refuse it.
   if (resolved.model.reasoning_type === 'non_reasoning' && hub.reasoning_effort !== undefined) {

@@ -3,10 +3,12 @@ import type { AppContext } from '../app/context.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { PlanConfig } from '../config/schema.js';
 import type { AccountRecord } from '../store/accounts.js';
-import type { RequestLogEntry } from '../store/request-log.js';
+import { timeUpstream as timeUpstreamOf, type CallTiming, type InferenceLog, type InferenceScope } from '../inference/scope.js';
 
-/** What the request-log line of this call should say; endpoints fill what they learn. */
-export type CallLog = Partial<Pick<RequestLogEntry, 'model' | 'provider' | 'route' | 'input_tokens' | 'output_tokens' | 'eur' | 'energy' | 'paid_with' | 'energy_kwh' | 'carbon_g_co2' | 'stream' | 'error_code' | 'ignored_params'>>;
+export type { CallTiming } from '../inference/scope.js';
+
+/** What the request-log line of this call should say; endpoints and the pipeline fill what they learn. */
+export type CallLog = InferenceLog;
 
 /** One authenticated request as endpoints see it. */
 export interface RequestCall {
@@ -30,10 +32,6 @@ export interface RequestCall {
   timing: CallTiming;
 }
 
-export interface CallTiming {
-  startedAt: number;
-  upstreamMs: number;
-}
 
 /** Gateway time so far, excluding the time spent waiting on providers (x-igw-overhead-ms). */
 export function overheadMs(timing: CallTiming): string {
@@ -46,13 +44,27 @@ export function responseHeaders(call: RequestCall, extra: Record<string, string>
 }
 
 /** Runs one provider call and books its duration as upstream time (not gateway overhead). */
-export async function timeUpstream<T>(call: RequestCall, run: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await run();
-  } finally {
-    call.timing.upstreamMs += performance.now() - started;
-  }
+export function timeUpstream<T>(call: RequestCall, run: () => Promise<T>): Promise<T> {
+  return timeUpstreamOf(call.timing, run);
+}
+
+/**
+ * The call as the inference pipeline sees it: a plain scope sharing this call's log fields,
+ * timing and abort signal (so what the pipeline learns lands in this request's log line and
+ * x-igw-overhead-ms), with the app context as its narrow deps. No HTTP objects cross over.
+ */
+export function inferenceScope(call: RequestCall): InferenceScope {
+  return {
+    deps: call.app,
+    principal: call.principal,
+    account: call.account,
+    planName: call.planName,
+    plan: call.plan,
+    requestId: call.requestId,
+    signal: call.signal,
+    log: call.log,
+    timing: call.timing,
+  };
 }
 
 export type EndpointHandler = (call: RequestCall) => Promise<void>;

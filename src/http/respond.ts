@@ -3,7 +3,11 @@ import { writeHeadSafely } from './header-value.js';
 
 /** Writes a JSON response with the standard headers (request id, rate limits, extras). */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(response, status, JSON.stringify(body), headers);
+}
+
+/** The same for a body already serialised (a caller that splices upstream bytes into its answer). */
+export function sendJsonText(response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   writeHeadSafely(response, status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',

@@ -19,6 +19,8 @@ import { handleTextSource, handleUrlSource } from '../endpoints/vector-stores/so
 import { handleCreateVectorStore, handleDeleteVectorStore, handleListVectorStores, handleRetrieveVectorStore, handleUpdateVectorStore } from '../endpoints/vector-stores/stores.js';
 import { handleResponses, handleRetrieveResponse } from '../endpoints/responses.js';
 import { handleHealth, handleRoot } from '../endpoints/health.js';
+import { handleMetrics } from '../endpoints/metrics.js';
+import type { MetricsExposition } from '../metrics/exposition.js';
 import type { ErrorDialect } from '../errors/render.js';
 import type { ServerResponse } from 'node:http';
 import type { EndpointHandler } from './request-call.js';
@@ -70,8 +72,8 @@ export const ROUTES: readonly GatewayRoute[] = [
   ...vectorStoreRoutes(),
 ];
 
-/** A route that needs no key and no body (health probes): it answers from the headers the server made. */
-export type PublicHandler = (response: ServerResponse, headers: Record<string, string>) => void | Promise<void>;
+/** A route that needs no key and no body (health probes, metrics): it answers from the headers the server made. */
+export type PublicHandler = (response: ServerResponse, headers: Record<string, string>, metrics: MetricsExposition | undefined) => void | Promise<void>;
 
 /** DESIGN §5: `GET /`, `HEAD /` and `GET /health` answer without a key. Matched before authentication. */
 export const PUBLIC_ROUTES: Readonly<Record<string, PublicHandler>> = {
@@ -79,6 +81,8 @@ export const PUBLIC_ROUTES: Readonly<Record<string, PublicHandler>> = {
   'HEAD /': handleRoot,
   'GET /health': handleHealth,
   'HEAD /health': handleHealth,
+  // Issue 19: Prometheus scrapes without a key when `server.metrics` is on (else 404).
+  'GET /metrics': handleMetrics,
 };
 
 /** Spec "Vector stores": read scope for GET and search, write scope for POST and DELETE; vault access; vector-store envelope. */

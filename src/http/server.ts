@@ -100,7 +100,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       }
       if (draining) throw new GatewayError('SYSTEM_9003');
       const publicHandler = PUBLIC_ROUTES[`${request.method} ${url.pathname}`];
-      if (publicHandler !== undefined) return await publicHandler(response, headers);
+      if (publicHandler !== undefined) return await publicHandler(response, headers, app.metrics);
       const match = router.match(request.method ?? 'GET', url.pathname);
       if (match.kind === 'not_found') throw new GatewayError('RESOURCE_5404', `No endpoint at ${request.method} ${url.pathname}. The API lives under /v1 (e.g. POST /v1/chat/completions).`);
       if (match.kind === 'method_not_allowed') {

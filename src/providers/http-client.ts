@@ -13,6 +13,8 @@ export interface UpstreamRequestOptions {
   timeoutMs: number;
   /** The caller's signal: aborting it cancels the request and rejects with `signal.reason`. */
   signal?: AbortSignal;
+  /** postJson only: false leaves `json` undefined, for a caller that reads `text` its own way. */
+  parseJson?: boolean;
 }
 
 export interface UpstreamJsonResponse {
@@ -95,7 +97,7 @@ export class UpstreamHttpClient {
     try {
       const response = await this.dispatch(url, body, 'application/json', options, deadline.signal, options.timeoutMs + 1_000);
       const text = await response.body.text();
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), json: parseJsonOrUndefined(text), text };
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), json: options.parseJson === false ? undefined : parseJsonOrUndefined(text), text };
     } catch (error) {
       throw deadline.explain(error);
     } finally {
@@ -304,7 +306,8 @@ async function* emptyBody(): AsyncGenerator<Uint8Array> {
   // Nothing to read: the error body was already consumed into `text`.
 }
 
-function parseJsonOrUndefined(text: string): unknown {
+/** The body as JSON, or undefined when it is empty or malformed. */
+export function parseJsonOrUndefined(text: string): unknown {
   if (text.length === 0) return undefined;
   try {
     return JSON.parse(text) as unknown;

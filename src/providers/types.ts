@@ -27,6 +27,12 @@ export interface EmbeddingsRequest {
 export interface EmbeddingsResult {
   /** One vector per input, in input order. */
   vectors: number[][];
+  /**
+   * The same vectors as JSON array texts, when the provider kept the upstream's own bytes
+   * (openai-compatible/embeddings-body.ts): the embeddings endpoint splices these instead of
+   * re-serialising every float (issue 18, item 3). `vectors` is then parsed only when read.
+   */
+  vectorsJson?: readonly string[];
   promptTokens: number;
 }
 

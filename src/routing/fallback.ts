@@ -72,6 +72,8 @@ export async function tryRoutes<T>(
       options.health?.recordSuccess(key, clock.now() - startedAt);
       return { result, candidate };
     } catch (error) {
+      // Every provider fault is counted (metrics), retryable or not; a client abort is no fault.
+      if (isGatewayError(error) && isRouteFault(error) && !signal.aborted) options.health?.attemptFailed(key, error.code);
       // An abort is the client's doing, not the route's: rethrow without blaming the route.
       if (!isGatewayError(error) || !error.retryable || signal.aborted) throw error;
       lastError = error;

@@ -58,10 +58,21 @@ export class RouteHealth {
   readonly clock: Clock;
   private readonly policy: RouteHealthPolicy;
   private readonly records = new Map<string, RouteRecord>();
+  private readonly failedAttemptListeners: Array<(key: string, code: string) => void> = [];
 
   constructor(clock: Clock, policy: Partial<RouteHealthPolicy> = {}) {
     this.clock = clock;
     this.policy = { ...DEFAULT_ROUTE_HEALTH_POLICY, ...policy };
+  }
+
+  /** Told of every failed provider attempt (the metrics' upstream failures by code). */
+  observeFailedAttempts(listener: (key: string, code: string) => void): void {
+    this.failedAttemptListeners.push(listener);
+  }
+
+  /** One provider attempt failed with this code (whether or not it counts against the route's health). */
+  attemptFailed(key: string, code: string): void {
+    for (const listener of this.failedAttemptListeners) listener(key, code);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { echoableList } from '../../http/header-value.js';
-import type { RequestCall } from '../../http/request-call.js';
+import type { CallLog } from '../../http/request-call.js';
 import { genericFieldName } from '../validation/forward-compatible.js';
 
 /** The response header naming what igw dropped while translating (DESIGN §5). */
@@ -30,13 +30,16 @@ export class IgnoredParams {
     return this.names.size;
   }
 
-  /** Names them in the `igw-ignored-params` header of every response of this call and in its request-log line. */
-  report(call: RequestCall): void {
+  /**
+   * Names them in the `igw-ignored-params` header of every response of this call and in its
+   * request-log line (a batch row has no headers to send: its log line names them).
+   */
+  report(call: { headers?: Record<string, string>; log: CallLog }): void {
     if (this.names.size === 0) return;
     const list = this.list;
     // The names come from the client's body: only sane ones, of bounded total length, go in a header (issue 14).
     const shown = echoableList(list);
-    if (shown !== undefined) call.headers[IGNORED_PARAMS_HEADER] = shown;
+    if (shown !== undefined && call.headers !== undefined) call.headers[IGNORED_PARAMS_HEADER] = shown;
     call.log.ignored_params = list;
   }
 }

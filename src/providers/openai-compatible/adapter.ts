@@ -2,9 +2,10 @@ import { upstreamEvents } from '../upstream-stream.js';
 import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
-import type { UpstreamHttpClient } from '../http-client.js';
+import { parseJsonOrUndefined, type UpstreamHttpClient, type UpstreamJsonResponse } from '../http-client.js';
 import { nativeResponsesUsage } from '../../translate/responses/usage.js';
 import type { CallContext, NativeResponseEvent, NativeResponsesResult, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult, TranscriptionRequest, TranscriptionResult } from '../types.js';
+import { readEmbeddingsBody } from './embeddings-body.js';
 import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './embeddings-batching.js';
 import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
@@ -59,21 +60,31 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   });
 
   async function postJson(path: string, body: unknown, context: CallContext): Promise<unknown> {
+    return parsedBody(await postForText(path, body, context));
+  }
+
+  /** A 2xx answer with its body unparsed (non-2xx answers throw, classified). */
+  async function postForText(path: string, body: unknown, context: CallContext): Promise<UpstreamJsonResponse> {
     let response;
     try {
-      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal });
+      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal, parseJson: false });
     } catch (error) {
       throw failure(error, context);
     }
     if (response.status < 200 || response.status >= 300) {
       throw classifyUpstreamStatus(response.status, response.text, response.headers, providerId);
     }
-    if (response.json === undefined) {
+    return response;
+  }
+
+  function parsedBody(response: UpstreamJsonResponse): unknown {
+    const json = parseJsonOrUndefined(response.text);
+    if (json === undefined) {
       throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered with a body that is not JSON.`, { provider: providerId }, {
         cause: { status: response.status, body: response.text.slice(0, 16_384) },
       });
     }
-    return response.json;
+    return json;
   }
 
   /** POST {base_url}/responses as a stream: its events, parsed; an `error` event (or `{error}` chunk) throws. */
@@ -158,7 +169,9 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
         const body: Record<string, unknown> = { model: context.upstreamModel, input, encoding_format: 'float' };
         if (request.dimensions !== undefined) body['dimensions'] = request.dimensions;
         if (request.user !== undefined) body['user'] = request.user;
-        results.push(normalizeEmbeddings(await postJson('/embeddings', body, context), input.length, providerId));
+        const response = await postForText('/embeddings', body, context);
+        // The vectors stay the upstream's text when the body reads plainly (embeddings-body.ts); else the full parse judges it.
+        results.push(readEmbeddingsBody(response.text, input.length) ?? normalizeEmbeddings(parsedBody(response), input.length, providerId));
       }
       return mergeEmbeddingResults(results);
     },
@@ -202,3 +215,4 @@ function requestHeaders(options: OpenAiCompatibleProviderOptions): Record<string
   if (options.apiKey !== undefined && options.apiKey !== '') headers['authorization'] = `Bearer ${options.apiKey}`;
   return headers;
 }
+

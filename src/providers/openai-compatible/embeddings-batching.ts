@@ -1,4 +1,5 @@
 import type { EmbeddingsResult } from '../types.js';
+import { withRawVectors } from './embeddings-body.js';
 
 /**
  * Embedding inputs go upstream in one call unless the provider caps the batch
@@ -23,8 +24,9 @@ export function splitBatches<T>(items: readonly T[], max: number): T[][] {
 
 /** Results of consecutive batches → one result: vectors concatenated in order, tokens summed. */
 export function mergeEmbeddingResults(results: readonly EmbeddingsResult[]): EmbeddingsResult {
-  return {
-    vectors: results.flatMap((result) => result.vectors),
-    promptTokens: results.reduce((sum, result) => sum + result.promptTokens, 0),
-  };
+  if (results.length === 1) return results[0]!;
+  const promptTokens = results.reduce((sum, result) => sum + result.promptTokens, 0);
+  // Upstream vector texts stay texts when every batch kept them (embeddings-body.ts).
+  if (results.length > 0 && results.every((result) => result.vectorsJson !== undefined)) return withRawVectors(results.flatMap((result) => result.vectorsJson!), promptTokens);
+  return { vectors: results.flatMap((result) => result.vectors), promptTokens };
 }

@@ -30,7 +30,9 @@ function stubClient(answer: (body: any) => unknown) {
   const httpClient = {
     async postJson(url: string, body: any) {
       calls.push({ url, body });
-      return { status: 200, headers: {}, json: answer(body), text: '' };
+      // Like the real client: the body text, parsed unless the caller reads the text itself.
+      const json = answer(body);
+      return { status: 200, headers: {}, json, text: JSON.stringify(json) };
     },
   } as unknown as UpstreamHttpClient;
   return { calls, httpClient };

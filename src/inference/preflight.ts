@@ -1,7 +1,13 @@
-import type { ModelConfig } from '../../config/schema.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { countChatPromptTokens } from '../../tokens/tokenizer.js';
-import type { ChatMessage, ChatRequest } from '../../translate/chat/types.js';
+import type { ModelConfig } from '../config/schema.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { countChatPromptTokens } from '../tokens/tokenizer.js';
+import type { ChatMessage, ChatRequest } from '../translate/chat/types.js';
+import type { InferenceScope } from './scope.js';
+
+/** Stage "preflight (balances)": BILLING_2001/2003 before any upstream call (the cost is settled after). */
+export function preflightBalance(scope: InferenceScope): void {
+  scope.deps.ledger.preflight(scope.account);
+}
 
 function hasImage(messages: readonly ChatMessage[]): boolean {
   return messages.some((message) => message.role === 'user' && Array.isArray(message.content) && message.content.some((part) => part.type === 'image_url'));
@@ -15,8 +21,8 @@ function byteUpperBound(messages: readonly ChatMessage[]): number {
 }
 
 /**
- * Capability checks before any upstream call (spec INFERENCE_3201/3202/3207). The real tokenizer
- * runs only when the cheap byte bound says the prompt might not fit.
+ * Stage "preflight (capabilities)" of a hub request (spec INFERENCE_3201/3202/3207). The real
+ * tokenizer runs only when the cheap byte bound says the prompt might not fit.
  */
 export function checkChatCapabilities(modelId: string, model: ModelConfig, request: ChatRequest): void {
   if (hasImage(request.messages) && model.capabilities.vision !== true) {

@@ -1,0 +1,162 @@
+// Where igw's CPU goes under the gateway bench's load: igw runs under `node --cpu-prof`, one
+// scenario at a time, and the profile is summarised by self time per function and per module.
+// Profiles are robust to a shared machine's noise where wall-clock tables are not.
+//   node bench/gateway-profile.mjs [chat|stream|embeddings] [connections] [seconds]
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { cpuSeconds, firstLine } from './process.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [scenarioName = 'chat', connectionsText = '32', secondsText = '10'] = process.argv.slice(2);
+const connections = Number(connectionsText);
+const seconds = Number(secondsText);
+const top = Number(process.env.PROFILE_TOP ?? 40);
+
+const upstream = spawn(process.execPath, [path.join(root, 'bench/fake-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const upstreamOrigin = `http://127.0.0.1:${Number(await firstLine(upstream))}`;
+const workDir = await mkdtemp(path.join(tmpdir(), 'igw-profile-'));
+const configPath = path.join(workDir, 'igw.config.json');
+await writeFile(
+  configPath,
+  JSON.stringify({
+    plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100000000 } },
+    providers: { bench: { kind: 'openai', base_url: `${upstreamOrigin}/v1`, api_key: 'bench' } },
+    models: {
+      'bench-model': { type: 'chat', capabilities: { streaming: true }, context_length: 128000, routes: [{ provider: 'bench', upstream_model: 'bench-model', pricing: { input_cost_per_million_eur: 0.14, output_cost_per_million_eur: 0.55 }, energy: { wh_per_1k_input_tokens: 0.02, wh_per_1k_output_tokens: 0.2 } }] },
+      'bench-embed': { type: 'embeddings', context_length: 8192, routes: [{ provider: 'bench', upstream_model: 'bench-embed', pricing: { input_cost_per_million_eur: 0.02 }, energy: { wh_per_1k_input_tokens: 0.001 } }] },
+    },
+  }),
+);
+const env = { ...process.env, IGW_DATA_DIR: path.join(workDir, 'data'), IGW_CONFIG: configPath };
+const key = await firstLine(spawn(process.execPath, [path.join(root, 'bin/igw.js'), 'keys', 'create', '--name', 'bench'], { env, stdio: ['ignore', 'pipe', 'ignore'] }));
+const profileDir = path.join(workDir, 'profile');
+const igw = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, path.join(root, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+const igwOrigin = (await firstLine(igw)).replace('igw listening on ', '');
+
+const chat = (stream) => JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'Say something about foxes.' }] });
+const bodies = {
+  chat: ['/v1/chat/completions', chat(false)],
+  stream: ['/v1/chat/completions', chat(true)],
+  embeddings: ['/v1/embeddings', JSON.stringify({ model: 'bench-embed', input: 'foxes are quick' })],
+};
+const [pathName, body] = bodies[scenarioName];
+const pool = new Pool(igwOrigin, { connections, pipelining: 1 });
+let count = 0;
+const run = (milliseconds) => {
+  const deadline = performance.now() + milliseconds;
+  return Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) {
+        const response = await pool.request({ method: 'POST', path: pathName, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
+        await response.body.text();
+        count += 1;
+      }
+    }),
+  );
+};
+// Warm up (the tokenizer loads after listen, modules compile, the JIT settles) outside the
+// measured window: only samples taken while the measured load ran are counted.
+await new Promise((resolve) => setTimeout(resolve, 2000));
+await run(2000);
+count = 0;
+const cpuBefore = await cpuSeconds(igw.pid);
+const loadStart = performance.now();
+await run(seconds * 1000);
+const loadEnd = performance.now();
+const cpu = (await cpuSeconds(igw.pid)) - cpuBefore;
+igw.kill('SIGTERM');
+await new Promise((resolve) => igw.once('exit', resolve));
+const exited = performance.now();
+await pool.close();
+upstream.kill('SIGTERM');
+
+const [file] = await readdir(profileDir);
+const profile = JSON.parse(await readFile(path.join(profileDir, file), 'utf8'));
+await rm(workDir, { recursive: true, force: true });
+// The profile's clock is igw's own: place the window by its distance from the profile's end.
+const windowStart = profile.endTime - (exited - loadStart) * 1000;
+const windowEnd = profile.endTime - (exited - loadEnd) * 1000;
+const deltas = new Map();
+let at = profile.startTime;
+for (let i = 0; i < profile.samples.length; i += 1) {
+  at += profile.timeDeltas[i] ?? 0;
+  if (at < windowStart || at > windowEnd) continue;
+  deltas.set(profile.samples[i], (deltas.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+}
+const moduleOf = (url) => {
+  if (url === '') return '(native/vm)';
+  if (url.startsWith('node:')) return url;
+  const nodeModules = url.lastIndexOf('node_modules/');
+  if (nodeModules !== -1) return url.slice(nodeModules + 13).split('/').slice(0, url.slice(nodeModules + 13).startsWith('@') ? 2 : 1).join('/');
+  const dist = url.indexOf('/dist/');
+  return dist === -1 ? url : url.slice(dist + 6);
+};
+const byFunction = new Map();
+const byModule = new Map();
+let total = 0;
+for (const node of profile.nodes) {
+  const self = deltas.get(node.id) ?? 0;
+  total += self;
+  const { functionName, url, lineNumber } = node.callFrame;
+  if (functionName === '(idle)' || functionName === '(program)') {
+    byModule.set(functionName, (byModule.get(functionName) ?? 0) + self);
+    continue;
+  }
+  const name = `${functionName || '(anonymous)'} ${moduleOf(url)}:${lineNumber + 1}`;
+  byFunction.set(name, (byFunction.get(name) ?? 0) + self);
+  const group = moduleOf(url);
+  byModule.set(group, (byModule.get(group) ?? 0) + self);
+}
+const idle = byModule.get('(idle)') ?? 0;
+const busy = total - idle;
+const print = (title, map, limit) => {
+  console.log(`\n${title}`);
+  for (const [name, micros] of [...map].filter(([name]) => name !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, limit)) {
+    console.log(`${((micros / busy) * 100).toFixed(1).padStart(5)} %  ${((micros / busy) * ((cpu * 1e6) / count)).toFixed(1).padStart(6)} us/req  ${name}`);
+  }
+};
+// The sampler ticks on wall time, so on a loaded machine a descheduled thread's wait lands in
+// whatever it was running: shares are read against the process's own CPU time (/proc).
+console.log(`${scenarioName}, ${connections} connections, ${seconds} s: ${count} requests, igw CPU ${((cpu * 1e6) / count).toFixed(0)} us per request (/proc utime+stime); profile busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+print('self time by module', byModule, top);
+print('self time by function', byFunction, top);
+
+// PROFILE_CALLERS=name: the call paths (PROFILE_DEPTH frames up, default 5) that spend the named function's self time.
+if (process.env.PROFILE_CALLERS) {
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const paths = new Map();
+  for (const node of profile.nodes) {
+    if (node.callFrame.functionName !== process.env.PROFILE_CALLERS) continue;
+    const frames = [];
+    for (let parent = parentOf.get(node.id); parent !== undefined && frames.length < Number(process.env.PROFILE_DEPTH ?? 5); parent = parentOf.get(parent.id)) frames.push(`${parent.callFrame.functionName || '(anonymous)'} ${moduleOf(parent.callFrame.url)}:${parent.callFrame.lineNumber + 1}`);
+    const name = frames.join(' < ');
+    paths.set(name, (paths.get(name) ?? 0) + (deltas.get(node.id) ?? 0));
+  }
+  print(`callers of ${process.env.PROFILE_CALLERS}`, paths, 12);
+}
+
+// Inclusive (self + callees) time of igw's own functions: which stage of a request costs what.
+{
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const inclusive = new Map();
+  for (const node of profile.nodes) {
+    const self = deltas.get(node.id) ?? 0;
+    if (self === 0) continue;
+    const seen = new Set();
+    for (let frame = node; frame !== undefined; frame = parentOf.get(frame.id)) {
+      const { functionName, url, lineNumber } = frame.callFrame;
+      if (!url.includes('/dist/')) continue;
+      const name = `${functionName || '(anonymous)'} ${moduleOf(url)}:${lineNumber + 1}`;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + self);
+    }
+  }
+  print("inclusive time of igw's functions", inclusive, top);
+}

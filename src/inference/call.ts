@@ -1,0 +1,67 @@
+import type { CallContext, ProviderAdapter } from '../providers/types.js';
+import { tryRoutes, type Attempted } from '../routing/fallback.js';
+import type { CandidateRoute } from '../routing/select.js';
+import type { ModelHints } from './resolve.js';
+import { timeUpstream, type InferenceScope } from './scope.js';
+
+/** One attempt's route: its adapter and the call context built once for it. */
+export interface RouteCall {
+  candidate: CandidateRoute;
+  adapter: ProviderAdapter;
+  context: CallContext;
+}
+
+/** Per-call extras of the context (model hints; pass-through headers for native same-wire calls). */
+export interface CallExtras extends ModelHints {
+  passThroughHeaders?: Record<string, string>;
+}
+
+/**
+ * Stage "call with fallback": tries the routes in order through routing/fallback.ts (backoff,
+ * Retry-After, route health), building each attempt's adapter and CallContext from the scope and
+ * booking the attempt as upstream time. What the attempt does with the adapter — a hub call, a
+ * hub stream, or a native same-wire pass-through when the adapter has one — is the caller's
+ * choice per route, so fallback may cross provider kinds.
+ */
+export function callWithFallback<T>(scope: InferenceScope, candidates: readonly CandidateRoute[], extras: CallExtras, attempt: (route: RouteCall) => Promise<T>): Promise<Attempted<T>> {
+  return tryRoutes(
+    candidates,
+    scope.signal,
+    (candidate) =>
+      timeUpstream(scope.timing, () => {
+        const adapter = scope.deps.providers.get(candidate.providerId);
+        const context: CallContext = { signal: scope.signal, upstreamModel: candidate.route.upstream_model, requestId: scope.requestId, ...extras };
+        return attempt({ candidate, adapter, context });
+      }),
+    { health: scope.deps.routeHealth },
+  );
+}
+
+/** A stream whose first item has arrived (or that ended at once). */
+export interface PeekedStream<T> {
+  iterator: AsyncIterator<T>;
+  first: IteratorResult<T>;
+}
+
+/**
+ * Opens a stream and waits for its first item. Called inside a fallback attempt, so a provider
+ * that fails before sending anything still falls through to the next route; after the first
+ * item the stream is committed (DESIGN §2).
+ */
+export async function peek<T>(stream: AsyncIterable<T>): Promise<PeekedStream<T>> {
+  const iterator = stream[Symbol.asyncIterator]();
+  return { iterator, first: await iterator.next() };
+}
+
+/** Items already in hand as a stream source (a blueprint's direct answer enters the driver this way). */
+export function peekedOf<T>(items: readonly T[]): PeekedStream<T> {
+  let position = 0;
+  const iterator: AsyncIterator<T> = {
+    next: () => Promise.resolve(position < items.length ? { done: false, value: items[position++]! } : { done: true, value: undefined }),
+    return: () => {
+      position = items.length;
+      return Promise.resolve({ done: true, value: undefined });
+    },
+  };
+  return { iterator, first: position < items.length ? { done: false, value: items[position++]! } : { done: true, value: undefined } };
+}
