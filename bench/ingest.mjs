@@ -7,9 +7,12 @@
 // latency on the full store (8 concurrent searches). BENCH_INGEST_SIZES=1000,10000 picks the
 // sizes (default 1000,10000,100000); BENCH_INGEST_CONCURRENCY the client workers (default 8);
 // BENCH_INGEST_SEARCHES the searches (default 400); BENCH_INGEST_PROFILE=DIR a gateway CPU profile.
+// BENCH_INGEST_KEEP=DIR keeps each size's gateway data under DIR/SIZE (key and store id in DIR/SIZE/bench.json);
+// BENCH_INGEST_REUSE=DIR skips ingestion and times only the searches on stores kept that way (a
+// profile then covers the search phase alone).
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -33,8 +36,10 @@ function smallText(index) {
 
 /** Search p50 / p99 over the finished store: SEARCHES queries of a few store words, 8 at a time, through HTTP. */
 const SEARCHES = Number(process.env.BENCH_INGEST_SEARCHES ?? 400);
-async function searchLatency(json, storeId) {
+async function searchLatency(json, storeId, pid) {
   const times = [];
+  const cpuBefore = await cpuSeconds(pid);
+  const begin = performance.now();
   let next = 0;
   const worker = async () => {
     while (next < SEARCHES) {
@@ -46,8 +51,17 @@ async function searchLatency(json, storeId) {
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
+  const seconds = (performance.now() - begin) / 1000;
+  const cpuMs = ((await cpuSeconds(pid)) - cpuBefore) * 1000;
   times.sort((left, right) => left - right);
-  return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+  return {
+    p50: times[Math.floor(times.length * 0.5)],
+    p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))],
+    // The gateway's CPU per search (HTTP, auth, log line included): robust to the machine's load, unlike the latencies.
+    cpu_ms: cpuMs / SEARCHES,
+    per_s: SEARCHES / seconds,
+    load: loadavg()[0],
+  };
 }
 
 async function peakRssMb(pid) {
@@ -66,20 +80,26 @@ function run(args, env, cwd, stderr = 'inherit', nodeArgs = []) {
   return spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/igw.js'), ...args], { env, cwd, stdio: ['ignore', 'pipe', stderr] });
 }
 
-async function benchSize(files) {
-  const workDir = await mkdtemp(path.join(tmpdir(), 'igw-bench-ingest-'));
-  // Built-in models; only the request rate limit is lifted (the default plan allows 600/min).
-  const configPath = path.join(workDir, 'igw.config.json');
-  await writeFile(configPath, JSON.stringify({ plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100_000_000 } } }));
+const KEEP = process.env.BENCH_INGEST_KEEP;
+const REUSE = process.env.BENCH_INGEST_REUSE;
+
+function gatewayEnv(workDir, configPath) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('IGW_')));
   env.IGW_DATA_DIR = path.join(workDir, 'data');
   env.IGW_CONFIG = configPath;
-  const key = await firstLine(run(['keys', 'create', '--name', 'bench', '--vault'], env, workDir, 'ignore'));
+  return env;
+}
+
+async function startGateway(env, workDir) {
   // BENCH_INGEST_PROFILE=DIR writes a V8 CPU profile of the gateway there.
   const profile = process.env.BENCH_INGEST_PROFILE;
   const igw = run(['serve', '--port', '0'], env, workDir, 'pipe', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`]);
   forwardProblems(igw.stderr);
   const origin = (await firstLine(igw)).replace('igw listening on ', '').trim();
+  return { igw, origin };
+}
+
+function client(origin, key) {
   const auth = { authorization: `Bearer ${key}` };
   const json = async (method, url, body) => {
     const response = await fetch(`${origin}${url}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -87,8 +107,55 @@ async function benchSize(files) {
     if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(parsed)}`);
     return parsed;
   };
+  return { auth, json };
+}
+
+async function stopGateway(igw) {
+  igw.kill('SIGTERM');
+  await new Promise((resolve) => igw.once('exit', resolve));
+}
+
+/** Searches only, on a store kept by an earlier run (BENCH_INGEST_REUSE). */
+async function searchKept(files) {
+  const workDir = path.resolve(REUSE, String(files));
+  const { key, storeId } = JSON.parse(await readFile(path.join(workDir, 'bench.json'), 'utf8'));
+  const { igw, origin } = await startGateway(gatewayEnv(workDir, path.join(workDir, 'igw.config.json')), workDir);
+  try {
+    const { json } = client(origin, key);
+    // The store's indexes load on first use: one search first, untimed; then the background work
+    // of an opened store (the vector copy filled from the index) is let finish: until the gateway
+    // spends under 5% of a core, at most a minute.
+    await json('POST', `/v1/vector_stores/${storeId}/search`, { query: 'w1 w2', max_num_results: 10 });
+    for (let waited = 0; waited < 60; waited += 1) {
+      const before = await cpuSeconds(igw.pid);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if ((await cpuSeconds(igw.pid)) - before < 0.05) break;
+    }
+    const counts = (await json('GET', `/v1/vector_stores/${storeId}`)).file_counts;
+    return { files, completed: counts.completed, failed: counts.failed, search: await searchLatency(json, storeId, igw.pid), peak_rss_mb: await peakRssMb(igw.pid) };
+  } finally {
+    await stopGateway(igw);
+  }
+}
+
+async function benchSize(files) {
+  let workDir = await mkdtemp(path.join(tmpdir(), 'igw-bench-ingest-'));
+  if (KEEP !== undefined) {
+    await rm(workDir, { recursive: true, force: true });
+    workDir = path.resolve(KEEP, String(files));
+    await rm(workDir, { recursive: true, force: true });
+    await mkdir(workDir, { recursive: true });
+  }
+  // Built-in models; only the request rate limit is lifted (the default plan allows 600/min).
+  const configPath = path.join(workDir, 'igw.config.json');
+  await writeFile(configPath, JSON.stringify({ plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100_000_000 } } }));
+  const env = gatewayEnv(workDir, configPath);
+  const key = await firstLine(run(['keys', 'create', '--name', 'bench', '--vault'], env, workDir, 'ignore'));
+  const { igw, origin } = await startGateway(env, workDir);
+  const { auth, json } = client(origin, key);
   try {
     const store = await json('POST', '/v1/vector_stores', { name: 'bench' });
+    if (KEEP !== undefined) await writeFile(path.join(workDir, 'bench.json'), JSON.stringify({ key, storeId: store.id }));
     const cpuBefore = await cpuSeconds(igw.pid);
     const clientCpuBefore = process.cpuUsage();
     const begin = performance.now();
@@ -122,24 +189,34 @@ async function benchSize(files) {
     const seconds = (performance.now() - begin) / 1000;
     const cpu = (await cpuSeconds(igw.pid)) - cpuBefore;
     const clientCpu = process.cpuUsage(clientCpuBefore);
-    const search = await searchLatency(json, store.id);
+    const search = await searchLatency(json, store.id, igw.pid);
     const firstTenth = tenth / ((marks.get(tenth) - begin) / 1000);
     const lastTenth = tenth / ((marks.get(files) - marks.get(files - tenth)) / 1000);
     return { files, completed: counts.completed, failed: counts.failed, seconds, sent_s: sentSeconds, files_per_s: files / seconds, first_tenth: firstTenth, last_tenth: lastTenth, search, cpu_s: cpu, client_cpu_s: (clientCpu.user + clientCpu.system) / 1e6, peak_rss_mb: await peakRssMb(igw.pid) };
   } finally {
-    igw.kill('SIGTERM');
-    await new Promise((resolve) => igw.once('exit', resolve));
-    await rm(workDir, { recursive: true, force: true });
+    await stopGateway(igw);
+    if (KEEP === undefined) await rm(workDir, { recursive: true, force: true });
   }
 }
 
+const searchCell = (search) => `${search.p50.toFixed(1)} / ${search.p99.toFixed(1)} | ${search.cpu_ms.toFixed(2)} | ${search.load.toFixed(1)}`;
+if (REUSE !== undefined) {
+  console.log(`\nSearch only, on the stores kept in ${REUSE}: 8 concurrent searches\n`);
+  console.log('| files | completed | failed | gateway peak RSS MB | search p50 / p99 ms (8 concurrent) | gateway CPU ms per search | load average |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  for (const size of SIZES) {
+    const result = await searchKept(size);
+    console.log(`| ${result.files.toLocaleString('en')} | ${result.completed} | ${result.failed} | ${result.peak_rss_mb.toFixed(0)} | ${searchCell(result.search)} |`);
+  }
+  process.exit(0);
+}
 console.log(`\nIngestion: small text files (200–600 bytes), upload + attach by ${CONCURRENCY} workers, indexed on local-embed\n`);
-console.log('| files | completed | failed | end to end s | files/s | upload+attach done at s | upload+attach files/s: first 10% | last 10% | gateway CPU ms/file | client CPU ms/file | gateway peak RSS MB | search p50 / p99 ms (8 concurrent) |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| files | completed | failed | end to end s | files/s | upload+attach done at s | upload+attach files/s: first 10% | last 10% | gateway CPU ms/file | client CPU ms/file | gateway peak RSS MB | search p50 / p99 ms (8 concurrent) | gateway CPU ms per search | load average |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const size of SIZES) {
   const result = await benchSize(size);
   console.log(
     `| ${result.files.toLocaleString('en')} | ${result.completed} | ${result.failed} | ${result.seconds.toFixed(1)} | ${result.files_per_s.toFixed(0)} | ${result.sent_s.toFixed(1)} | ` +
-      `${result.first_tenth.toFixed(0)} | ${result.last_tenth.toFixed(0)} | ${((result.cpu_s * 1000) / result.files).toFixed(2)} | ${((result.client_cpu_s * 1000) / result.files).toFixed(2)} | ${result.peak_rss_mb.toFixed(0)} | ${result.search.p50.toFixed(1)} / ${result.search.p99.toFixed(1)} |`,
+      `${result.first_tenth.toFixed(0)} | ${result.last_tenth.toFixed(0)} | ${((result.cpu_s * 1000) / result.files).toFixed(2)} | ${((result.client_cpu_s * 1000) / result.files).toFixed(2)} | ${result.peak_rss_mb.toFixed(0)} | ${searchCell(result.search)} |`,
   );
 }

@@ -19,6 +19,7 @@ import { ProviderRegistry } from '../providers/registry.js';
 import { RouteHealth } from '../routing/health.js';
 import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
+import { NOT_SHARED_YET } from '../store/postgres/postgres-store.js';
 import { openStore } from '../store/store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
@@ -71,7 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
     const dataKey = await loadDataKey(options.dataDir, process.env, (hint) => logger.warn(hint));
-    const store = await openStore(options.dataDir);
+    const store = await openStore(options.dataDir, options.config.store, logger);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
@@ -143,6 +144,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
     started = true;
+    if (store.kind === 'postgres') {
+      // Issue 19 is landing in slices: say at start what is not shared between instances yet.
+      logger.warn('team mode: keys, accounts, balances and the request log are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
+        not_shared: NOT_SHARED_YET,
+      });
+    }
     logger.info('gateway started', {
       url: http.url,
       data_dir: options.dataDir,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { KeyRepository } from '../store/keys.js';
+import type { KeyRepositoryPort } from '../store/repositories.js';
 import { digestsEqual, hashApiKey, isWellFormedKey } from './keys.js';
 
 export interface Principal {
@@ -10,12 +10,17 @@ export interface Principal {
   vaultAccess: boolean;
 }
 
+const BEARER = /^Bearer\s+(.+)$/i;
+
 /** Bearer token or x-api-key (spec "Authentication" §1). */
 export function extractApiKey(headers: IncomingHttpHeaders): string | undefined {
   const authorization = headers.authorization;
-  if (typeof authorization === 'string' && authorization.trim() !== '') {
-    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-    return match === null ? authorization.trim() : match[1]!.trim();
+  if (typeof authorization === 'string') {
+    const trimmed = authorization.trim();
+    if (trimmed !== '') {
+      const match = BEARER.exec(trimmed);
+      return match === null ? trimmed : match[1]!.trim();
+    }
   }
   const apiKey = headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
@@ -23,7 +28,7 @@ export function extractApiKey(headers: IncomingHttpHeaders): string | undefined 
 }
 
 /** AUTH_1007 without a key; AUTH_1008 for malformed, unknown, revoked or expired keys. */
-export function authenticate(headers: IncomingHttpHeaders, keys: KeyRepository, nowMs: number): Principal {
+export function authenticate(headers: IncomingHttpHeaders, keys: KeyRepositoryPort, nowMs: number): Principal {
   const presented = extractApiKey(headers);
   if (presented === undefined) throw new GatewayError('AUTH_1007');
   if (!isWellFormedKey(presented)) throw new GatewayError('AUTH_1008', 'Invalid API key: igw keys look like sk-svc- followed by 128 characters. Create one with `igw keys create`.');

@@ -2,7 +2,7 @@ import type { Config } from '../config/load.js';
 import type { PlanConfig } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AccountRecord } from '../store/accounts.js';
-import type { AccountRepository } from '../store/accounts.js';
+import type { AccountRepositoryPort } from '../store/repositories.js';
 import { Decimal, formatDecimal, parseBalance, type Balance } from './money.js';
 
 export interface BillingCost {
@@ -34,7 +34,7 @@ export class Ledger {
 
   constructor(
     private readonly config: Config,
-    private readonly accounts: AccountRepository,
+    private readonly accounts: AccountRepositoryPort,
   ) {
     this.energyUnitsPerEur = new Decimal(String(config.billing.energy_units_per_eur));
   }

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { Config } from '../config/load.js';
 import type { PlanConfig } from '../config/schema.js';
-import type { AccountRepository } from '../store/accounts.js';
+import type { AccountRepositoryPort } from '../store/repositories.js';
 import { AtomicJsonFile } from '../store/atomic-json-file.js';
-import type { RequestLog, RequestLogEntry } from '../store/request-log.js';
+import type { RequestLogEntry } from '../store/request-log.js';
+import type { RequestLogPort } from '../store/repositories.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
@@ -33,9 +34,9 @@ export interface StorageSource {
 export interface StorageSettlementOptions {
   dataDir: string;
   config: Config;
-  accounts: AccountRepository;
+  accounts: AccountRepositoryPort;
   ledger: Ledger;
-  requestLog: RequestLog;
+  requestLog: RequestLogPort;
   storage: StorageSource;
   clock: Clock;
   timers: Timers;

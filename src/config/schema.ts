@@ -140,6 +140,33 @@ export const mcpServerSchema = z.union([
   z.object({ command: z.string().min(1), args: z.array(z.string()).default([]), env: z.record(z.string(), z.string()).default({}), cwd: z.string().min(1).optional(), ...mcpServerCommon }).strict(),
 ]);
 
+/**
+ * DESIGN §4 "Team mode": where keys, accounts and balances and the request log live. `json` (the
+ * default) is the data dir; `postgres` shares them between several `igw serve` instances.
+ */
+export const storeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('json') }).strict(),
+  z
+    .object({
+      kind: z.literal('postgres'),
+      url: z
+        .string()
+        .min(1)
+        .refine((url) => /^postgres(ql)?:\/\//.test(url), 'a PostgreSQL URL starts with postgres:// or postgresql:// (e.g. "${DATABASE_URL}")'),
+    })
+    .strict(),
+]);
+
+/** DESIGN §4 "Team mode": per-key rate limits and route health shared through Redis (absent: in memory). */
+export const redisSchema = z
+  .object({
+    url: z
+      .string()
+      .min(1)
+      .refine((url) => /^rediss?:\/\//.test(url), 'a Redis URL starts with redis:// or rediss:// (e.g. "${REDIS_URL}")'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -207,6 +234,8 @@ export const configSchema = z
       })
       .strict()
       .default({ concurrency: 8, max_requests_per_file: 50_000 }),
+    store: storeSchema.default({ kind: 'json' }),
+    redis: redisSchema.optional(),
     default_plan: z.string().default('developer'),
     plans: z.record(z.string(), planSchema).default({}),
     /**
@@ -235,4 +264,6 @@ export type EnergyFigures = z.output<typeof energySchema>;
 export type Flavor = z.output<typeof flavorSchema>;
 export type ModelType = z.output<typeof modelTypeSchema>;
 export type Balance = z.output<typeof balanceSchema>;
+export type StoreConfig = z.output<typeof storeSchema>;
+export type RedisConfig = z.output<typeof redisSchema>;
 export type McpServerConfig = z.output<typeof mcpServerSchema>;

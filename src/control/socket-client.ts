@@ -56,7 +56,7 @@ export async function runAdmin<Name extends AdminOperationName>(dataDir: string,
   await ensureDataDir(dataDir);
   const lock = await acquireLock(dataDir, `igw ${op.replace('.', ' ')}`);
   try {
-    const store = await openStore(dataDir);
+    const store = await openStore(dataDir, config.store);
     try {
       const operation = adminOperations(store, config)[op] as (input: Args<Name>) => Promise<Result<Name>> | Result<Name>;
       return await operation(args);

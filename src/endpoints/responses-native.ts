@@ -1,17 +1,13 @@
-import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
-import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { SseWriter } from '../http/sse.js';
-import type { NativeResponseEvent, ProviderAdapter } from '../providers/types.js';
-import { tryRoutes } from '../routing/fallback.js';
+import { billingFields, callWithFallback, driveStream, FINAL_RESPONSE_EVENTS, meterCall, consumptionOf, peek, resolveTarget, ResponseEventsTap, type InferenceScope } from '../inference/index.js';
+import type { ProviderAdapter } from '../providers/types.js';
 import type { CandidateRoute } from '../routing/select.js';
-import { makeUsage } from '../translate/chat/types.js';
 import type { ToolPlan } from '../translate/responses/tools.js';
 import type { ResponsesRequest } from '../translate/responses/types.js';
-import { nativeResponsesUsage } from '../translate/responses/usage.js';
-import { consumptionOf, responsesErrorOf } from './responses.js';
-import { meterCall } from './shared/metering.js';
-import { fallbackOptions, prepareInference } from './shared/resolve.js';
+import { responsesErrorOf } from './responses.js';
 
 /** The routes of the model whose provider speaks the Responses API (config `responses_api: true`). */
 export interface NativeRoutes {
@@ -26,9 +22,9 @@ export interface NativeRoutes {
  * tool, or refuses with webSearchRefusal when the request forces it).
  * file_search cannot join them: igw runs it itself, between model turns a native call does not have.
  */
-export function nativeWebSearchRoutes(call: RequestCall, request: ResponsesRequest, tools: ToolPlan): NativeRoutes | undefined {
-  const { candidates } = prepareInference(call, request.model, ['chat']);
-  const native = candidates.filter((candidate) => candidate.provider.kind === 'openai' && candidate.provider.responses_api === true && nativeAdapter(call, candidate) !== undefined);
+export function nativeWebSearchRoutes(call: RequestCall, scope: InferenceScope, request: ResponsesRequest, tools: ToolPlan): NativeRoutes | undefined {
+  const { candidates } = resolveTarget(scope, request.model, ['chat']);
+  const native = candidates.filter((candidate) => candidate.provider.kind === 'openai' && candidate.provider.responses_api === true && nativeAdapter(scope, candidate) !== undefined);
   if (native.length === 0) return undefined;
   if (tools.fileSearch !== undefined) {
     const { index, type } = firstWebSearch(request);
@@ -73,9 +69,9 @@ function firstWebSearch(request: ResponsesRequest): { index: number; type: strin
   return { index, type: toolsList[index]?.type ?? 'web_search' };
 }
 
-function nativeAdapter(call: RequestCall, candidate: CandidateRoute): Required<Pick<ProviderAdapter, 'responses' | 'responsesStream'>> | undefined {
+function nativeAdapter(scope: InferenceScope, candidate: CandidateRoute): Required<Pick<ProviderAdapter, 'responses' | 'responsesStream'>> | undefined {
   try {
-    const adapter = call.app.providers.get(candidate.providerId);
+    const adapter = scope.deps.providers.get(candidate.providerId);
     return adapter.responses !== undefined && adapter.responsesStream !== undefined ? (adapter as Required<Pick<ProviderAdapter, 'responses' | 'responsesStream'>>) : undefined;
   } catch {
     return undefined;
@@ -96,21 +92,14 @@ export function nativeResponsesBody(clientBody: Record<string, unknown>): Record
 }
 
 /** The provider's answer as the client gets it: its model string echoed, never stored, metered. */
-export async function handleNativeResponses(call: RequestCall, request: ResponsesRequest, native: NativeRoutes, clientBody: Record<string, unknown>): Promise<void> {
+export async function handleNativeResponses(call: RequestCall, scope: InferenceScope, request: ResponsesRequest, native: NativeRoutes, clientBody: Record<string, unknown>): Promise<void> {
   const body = nativeResponsesBody(clientBody);
-  call.log.stream = request.stream === true;
-  if (request.stream === true) return streamNativeResponses(call, request, native, body);
-  const { result, candidate } = await tryRoutes(
-    native.candidates,
-    call.signal,
-    (route) => timeUpstream(call, () => nativeAdapter(call, route)!.responses(body, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })),
-    fallbackOptions(call),
-  );
-  const metering = meterCall(call, candidate, consumptionOf(result.usage));
-  sendJson(call.response, 200, { ...result.body, model: request.model, store: false, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
+  scope.log.stream = request.stream === true;
+  if (request.stream === true) return streamNativeResponses(call, scope, request, native, body);
+  const { result, candidate } = await callWithFallback(scope, native.candidates, {}, ({ adapter, context }) => adapter.responses!(body, context));
+  const metering = meterCall(scope, candidate, consumptionOf(result.usage));
+  sendJson(call.response, 200, { ...result.body, model: request.model, store: false, ...billingFields(metering) }, responseHeaders(call));
 }
-
-const FINAL_EVENTS = new Set(['response.completed', 'response.failed', 'response.incomplete']);
 
 /**
  * Native stream pass-through: the provider's events go out as sent, except that every response
@@ -118,62 +107,37 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.failed', 'response
  * and impact. A failure, or a provider that stops before its final event, ends the stream with
  * error + response.failed, numbered after the provider's last event.
  */
-async function streamNativeResponses(call: RequestCall, request: ResponsesRequest, native: NativeRoutes, body: Record<string, unknown>): Promise<void> {
-  const { result: opened, candidate } = await tryRoutes(
-    native.candidates,
-    call.signal,
-    (route) =>
-      timeUpstream(call, async () => {
-        const iterator = nativeAdapter(call, route)!.responsesStream(body, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId })[Symbol.asyncIterator]();
-        return { iterator, first: await iterator.next() };
-      }),
-    fallbackOptions(call),
-  );
+async function streamNativeResponses(call: RequestCall, scope: InferenceScope, request: ResponsesRequest, native: NativeRoutes, body: Record<string, unknown>): Promise<void> {
+  const { result: stream, candidate } = await callWithFallback(scope, native.candidates, {}, ({ adapter, context }) => peek(adapter.responsesStream!(body, context)));
   const writer = new SseWriter(call.response);
   writer.open(responseHeaders(call));
-  let snapshot: Record<string, unknown> | undefined;
-  let final: NativeResponseEvent | undefined;
-  let sequence = -1;
-  let failure: unknown;
-  try {
-    let step = opened.first;
-    while (!step.done) {
-      const event = step.value;
-      const number = event.payload['sequence_number'];
-      if (typeof number === 'number') sequence = number;
+  const tap = new ResponseEventsTap();
+  const driven = await driveStream(
+    scope.signal,
+    stream,
+    (event) => {
       const response = event.payload['response'];
-      if (response !== null && typeof response === 'object') {
-        Object.assign(response, { model: request.model, store: false });
-        snapshot = response as Record<string, unknown>;
-      }
-      if (FINAL_EVENTS.has(event.type)) final = event;
-      else {
-        const pushback = writer.send(event.payload, event.type);
-        if (pushback !== undefined) await pushback;
-      }
-      if (call.signal.aborted) break;
-      step = await opened.iterator.next();
-    }
-  } catch (error) {
-    failure = error;
-  }
-  const usage = snapshot?.['usage'] != null ? nativeResponsesUsage(snapshot['usage']) : makeUsage(0, 0);
-  const metering = meterCall(call, candidate, consumptionOf(usage));
-  if (call.signal.aborted) {
+      if (response !== null && typeof response === 'object') Object.assign(response, { model: request.model, store: false });
+      // The final event waits for billing and impact, known once the stream has ended.
+      return FINAL_RESPONSE_EVENTS.has(event.type) ? undefined : writer.send(event.payload, event.type);
+    },
+    { tap },
+  );
+  const metering = meterCall(scope, candidate, consumptionOf(tap.usage()));
+  if (driven.aborted) {
     writer.close();
     return;
   }
-  const extras = { environment_impact: metering.environment_impact, billing_cost: metering.billing_cost };
-  if (failure === undefined && final !== undefined) {
-    Object.assign(final.payload['response'] as object, extras);
-    await writer.send(final.payload, final.type);
+  const extras = billingFields(metering);
+  if (driven.failure === undefined && tap.final !== undefined) {
+    Object.assign(tap.final.payload['response'] as object, extras);
+    await writer.send(tap.final.payload, tap.final.type);
   } else {
-    const error = responsesErrorOf(call, failure ?? new GatewayError('INFERENCE_3105', 'The provider stream ended before the response was complete.'));
-    call.log.error_code = error.code;
-    if (failure !== undefined && !isGatewayError(failure)) call.app.logger.error('native responses stream failed', { request_id: call.requestId, error: String(failure) });
-    const body = { type: 'server_error', code: error.code, message: error.message, param: null };
-    await writer.send({ type: 'error', sequence_number: ++sequence, code: error.code, message: error.message, param: null, error: body }, 'error');
-    await writer.send({ type: 'response.failed', sequence_number: ++sequence, response: { ...(snapshot ?? {}), status: 'failed', error: { code: error.code, message: error.message }, ...extras } }, 'response.failed');
+    const error = responsesErrorOf(scope, driven.failure ?? new GatewayError('INFERENCE_3105', 'The provider stream ended before the response was complete.'));
+    const errorBody = { type: 'server_error', code: error.code, message: error.message, param: null };
+    let sequence = tap.sequence;
+    await writer.send({ type: 'error', sequence_number: ++sequence, code: error.code, message: error.message, param: null, error: errorBody }, 'error');
+    await writer.send({ type: 'response.failed', sequence_number: ++sequence, response: { ...(tap.snapshot ?? {}), status: 'failed', error: { code: error.code, message: error.message }, ...extras } }, 'response.failed');
   }
   writer.close();
 }

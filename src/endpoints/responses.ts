@@ -1,34 +1,24 @@
-import type { Consumption } from '../billing/price.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
-import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
+import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
-import type { CallContext } from '../providers/types.js';
-import { tryRoutes } from '../routing/fallback.js';
-import type { CandidateRoute } from '../routing/select.js';
-import type { DirectAnswer } from '../blueprints/apply.js';
+import { billingFields, checkChatCapabilities, committedFailure, completeChat, meterServed, resolveTarget, type ChatPlan, type InferenceScope, type Served } from '../inference/index.js';
 import { makeUsage, type ChatMessage, type ChatRequest, type ChatResponse, type ChatUsage, type FinishReason, type ToolCall } from '../translate/chat/types.js';
 import { finishResponse, responseSkeleton, turnOutput } from '../translate/responses/chat-to-responses.js';
-import { fileSearchResultsText } from '../translate/responses/file-search-text.js';
-import { fileSearchCallItem, fileSearchQuery, itemId } from '../translate/responses/output-items.js';
+import { fileSearchCallItem, itemId } from '../translate/responses/output-items.js';
 import { responsesToChat } from '../translate/responses/responses-to-chat.js';
 import { hubToolChoice, planTools, type ToolPlan } from '../translate/responses/tools.js';
 import type { ResponseObject, ResponsesError, ResponsesOutputItem, ResponsesRequest } from '../translate/responses/types.js';
-import { checkChatCapabilities } from '../inference/preflight.js';
 import { inlineImageUrls } from './shared/inline-images.js';
-import { meterCall } from './shared/metering.js';
-import { fallbackOptions, prepareInference } from './shared/resolve.js';
 import { parseResponsesBody } from './validation/responses-schema.js';
-import { createFileSearch, type FileSearch } from './responses-file-search.js';
+import { createFileSearch } from './responses-file-search.js';
+import { hasServerTools, runServerTools, type ServerTools } from './responses-server-tools.js';
 import { handleNativeResponses, nativeWebSearchRoutes, webSearchForced, webSearchRefusal } from './responses-native.js';
 import { refuseUnservableResponsesFields, unhonouredResponsesFields, withoutTools } from './responses-fields.js';
 import { IgnoredParams } from './shared/ignored-params.js';
 import { streamResponses } from './responses-stream.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
 import { blueprintAccess } from './shared/blueprint-access.js';
-import { guardCompletion } from '../blueprints/guard-output.js';
 import { splitBlueprintFields, usesBlueprints, type BlueprintFields } from '../blueprints/load.js';
-import type { OutputGuard } from '../blueprints/output-guard.js';
-import { sendDirectResponse } from '../blueprints/responses.js';
 
 /** Most model turns one request may take while igw runs file_search for the model. */
 export const MAX_MODEL_TURNS = 5;
@@ -37,15 +27,13 @@ export const MAX_MODEL_TURNS = 5;
 export interface PreparedResponses {
   request: ResponsesRequest;
   tools: ToolPlan;
-  hub: ChatRequest;
-  candidates: CandidateRoute[];
+  /** The first turn's hub call: target, shaped request, the blueprint's output guard or direct answer. */
+  plan: ChatPlan;
   skeleton: ResponseObject;
-  modelHints: Pick<CallContext, 'maxOutputTokens' | 'reasoning'>;
-  fileSearch: FileSearch | undefined;
+  /** Tools igw runs itself between turns (file_search). */
+  serverTools: ServerTools;
   /** Most model turns (MAX_MODEL_TURNS, lowered by max_tool_calls). */
   maxTurns: number;
-  /** Output railguards of the request's blueprint, checked on every model turn. */
-  outputGuard?: OutputGuard | undefined;
 }
 
 /** POST /v1/responses (spec "POST /v1/responses"; stateless, translated through the chat hub). */
@@ -60,13 +48,13 @@ export async function handleResponses(call: RequestCall): Promise<void> {
   let tools = planTools(request.tools);
   if (tools.webSearch) {
     // Hosted web search has no hub form: only a provider that speaks the Responses API runs it.
-    const native = nativeWebSearchRoutes(call, request, tools);
+    const native = nativeWebSearchRoutes(call, inferenceScope(call), request, tools);
     if (native !== undefined) {
       if (usesBlueprints(fields)) {
         throw new GatewayError('VALIDATION_4005', 'Blueprints and skills do not combine with hosted web_search tools (those run natively at the provider, outside the chat hub).', { field: 'tools' });
       }
       // The provider gets the client's body, unknown fields included; it judges them.
-      return handleNativeResponses(call, request, native, call.body as Record<string, unknown>);
+      return handleNativeResponses(call, inferenceScope(call), request, native, call.body as Record<string, unknown>);
     }
     if (webSearchForced(request)) throw webSearchRefusal(call, request);
     // Offered, not required: the model answers without it, and the client is told.
@@ -78,17 +66,17 @@ export async function handleResponses(call: RequestCall): Promise<void> {
   ignored.add(...withoutSearch.dropped);
   refuseUnservableResponsesFields(parsed.body);
   ignored.add(...parsed.unknownFields, ...unhonouredResponsesFields(parsed.body));
-  const prepared = await prepareResponses(call, request, tools, fields, ignored);
+  const scope = inferenceScope(call);
+  const prepared = await prepareResponses(call, scope, request, tools, fields, ignored);
   ignored.report(call);
-  call.log.stream = request.stream === true;
-  if ('direct' in prepared) return sendDirectResponse(call, prepared.direct, prepared, request.stream === true);
-  if (request.stream === true) return streamResponses(call, prepared);
+  scope.log.stream = request.stream === true;
+  if (request.stream === true) return streamResponses(call, scope, prepared);
 
-  const turns = await runTurns(call, prepared);
-  const metering = meterCall(call, turns.candidate, consumptionOf(turns.usage));
+  const turns = await runTurns(scope, prepared);
+  const metering = meterServed(scope, turns.served, turns.usage);
   const response = finishResponse(prepared.skeleton, turns.output, turns.finishReason, turns.usage, turns.error);
-  if (turns.error !== undefined) call.log.error_code = turns.error.code;
-  sendJson(call.response, 200, { ...response, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost }, responseHeaders(call));
+  if (turns.error !== undefined) scope.log.error_code = turns.error.code;
+  sendJson(call.response, 200, { ...response, ...billingFields(metering) }, responseHeaders(call));
 }
 
 /** GET and DELETE /v1/responses/{id}: responses are never retained (spec "Responses-style status"). */
@@ -97,103 +85,106 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
   throw new GatewayError('RESOURCE_5404', `No response "${id}": igw keeps no responses (they are stateless); keep the answer you received.`, { id });
 }
 
-export async function prepareResponses(call: RequestCall, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}, ignored = new IgnoredParams()): Promise<PreparedResponses | (PreparedResponses & { direct: DirectAnswer })> {
+export async function prepareResponses(call: RequestCall, scope: InferenceScope, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}, ignored = new IgnoredParams()): Promise<PreparedResponses> {
   const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
   const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
-  const { resolved, candidates } = prepareInference(call, request.model, ['chat']);
+  const target = resolveTarget(scope, request.model, ['chat']);
   const imageFields = new Map<string, string>();
   // Blueprints and skills shape the hub request (and may answer it without a model call).
-  const translated = responsesToChat(request, resolved.id, tools, imageFields);
+  const translated = responsesToChat(request, target.resolved.id, tools, imageFields);
   // tool_choice is translated only beside request tools; with skills it may name a skill's tool.
   if (translated.tool_choice === undefined && request.tool_choice != null && usesBlueprints(fields)) translated.tool_choice = hubToolChoice(request.tool_choice);
   const shaped = await applyBlueprintFields(blueprintAccess(call), fields, translated);
   let hub = shaped.request;
   // Spec (chat): reasoning effort is ignored by non-reasoning models; strict upstreams would refuse it.
-  if (resolved.model.reasoning_type === 'non_reasoning' && hub.reasoning_effort !== undefined) {
+  if (target.resolved.model.reasoning_type === 'non_reasoning' && hub.reasoning_effort !== undefined) {
     delete hub.reasoning_effort;
     ignored.add('reasoning.effort');
   }
-  const modelHints = { maxOutputTokens: resolved.model.max_output_tokens, reasoning: resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true };
-  checkChatCapabilities(resolved.id, resolved.model, hub);
+  checkChatCapabilities(target.resolved.id, target.resolved.model, hub);
   const { server } = call.app.config;
   try {
-    hub = await inlineImageUrls(hub, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: call.signal });
+    hub = await inlineImageUrls(hub, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: scope.signal });
   } catch (error) {
     throw renamedImageField(error, imageFields);
   }
   const skeleton = responseSkeleton(request, { id: call.app.ids.next('resp_'), createdAt: Math.floor(call.app.clock.now() / 1000), model: request.model });
   const maxTurns = request.max_tool_calls == null ? MAX_MODEL_TURNS : Math.min(MAX_MODEL_TURNS, request.max_tool_calls + 1);
-  const prepared = { request, tools, hub, candidates, skeleton, modelHints, fileSearch, maxTurns, outputGuard: shaped.outputGuard };
-  return shaped.direct === undefined ? prepared : { ...prepared, direct: shaped.direct };
+  const prepared = { request, tools, skeleton, serverTools: { fileSearch }, maxTurns };
+  if (shaped.direct !== undefined) {
+    const directMeta = { id: `chatcmpl-${call.requestId}`, created: skeleton.created_at, model: skeleton.model, n: 1 };
+    return { ...prepared, plan: { target, request: hub, direct: shaped.direct, directMeta } };
+  }
+  return { ...prepared, plan: { target, request: hub, outputGuard: shaped.outputGuard } };
 }
 
 interface TurnsResult {
   output: ResponsesOutputItem[];
   usage: ChatUsage;
-  candidate: CandidateRoute;
+  served: Served;
   finishReason: FinishReason | null;
   error: ResponsesError | undefined;
 }
 
+/** The plan of a later turn: its request, and the route that answered first tried first, so one answer is one route's work. */
+export function nextTurnPlan(plan: ChatPlan, served: Served, request: ChatRequest): ChatPlan {
+  const candidates = [served.candidate, ...plan.target.candidates.filter((other) => other !== served.candidate)];
+  return { ...plan, request, target: { ...plan.target, candidates } };
+}
+
 /**
- * The model turns of one non-stream answer. Usually one; when the model calls file_search, igw
- * runs the search, hands the results back and lets the model continue (up to maxTurns). A
- * provider failure on the first turn is the normal error envelope; on a later turn the answer
- * is `failed` with what was produced so far (spec "Responses-style status").
+ * The model turns of one non-stream answer. Usually one; when the model calls a server-side tool
+ * (file_search), igw runs it, hands the results back and lets the model continue (up to
+ * maxTurns). A provider failure on the first turn is the normal error envelope; on a later turn
+ * the answer is `failed` with what was produced so far (spec "Responses-style status").
  */
-async function runTurns(call: RequestCall, prepared: PreparedResponses): Promise<TurnsResult> {
+async function runTurns(scope: InferenceScope, prepared: PreparedResponses): Promise<TurnsResult> {
   const output: ResponsesOutputItem[] = [];
   let usage = makeUsage(0, 0);
-  let candidates = prepared.candidates;
-  let candidate: CandidateRoute | undefined;
+  let served: Served | undefined;
   let finishReason: FinishReason | null = null;
-  let hub = prepared.hub;
+  let plan = prepared.plan;
   for (let turn = 0; ; turn++) {
     let answer: ChatResponse;
     try {
-      const attempt = await tryRoutes(candidates, call.signal, (route) =>
-        timeUpstream(call, () =>
-          call.app.providers.get(route.providerId).chat({ ...hub, stream: false }, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId, ...prepared.modelHints }),
-        ),
-        fallbackOptions(call),
-      );
-      answer = attempt.result;
-      candidate = attempt.candidate;
-      if (prepared.outputGuard !== undefined) guardCompletion(answer, prepared.outputGuard);
+      const completed = await completeChat(scope, plan);
+      answer = completed.response;
+      served = completed;
     } catch (error) {
-      if (candidate === undefined) throw error;
-      return { output, usage, candidate, finishReason, error: responsesErrorOf(call, error) };
+      if (served === undefined) throw error;
+      return { output, usage, served, finishReason, error: responsesErrorOf(scope, error) };
     }
-    // Later turns go to the route that answered first, so one answer is one route's work.
-    candidates = [candidate, ...prepared.candidates.filter((other) => other !== candidate)];
     usage = addUsage(usage, answer.usage);
     const produced = turnOutput(answer, prepared.tools, prepared.skeleton.id, output.length);
     output.push(...produced.items);
     finishReason = produced.finishReason;
-    if (produced.internalCalls.length === 0 || prepared.fileSearch === undefined) break;
+    if (produced.internalCalls.length === 0 || !hasServerTools(prepared.serverTools)) break;
 
-    const results: ChatMessage[] = [];
-    for (const internal of produced.internalCalls) {
-      const query = fileSearchQuery(internal);
-      const id = itemId('file_search_call', prepared.skeleton.id, output.length);
-      let found;
-      try {
-        found = await prepared.fileSearch.run(query);
-      } catch (error) {
-        // The model already ran (and is billed): the answer fails with what it has.
-        output.push(fileSearchCallItem(id, query, 'failed', null));
-        return { output, usage, candidate, finishReason, error: responsesErrorOf(call, error) };
-      }
-      output.push(fileSearchCallItem(id, query, 'completed', prepared.fileSearch.includeResults ? found : null));
-      results.push({ role: 'tool', tool_call_id: internal.id, content: fileSearchResultsText(query, found) });
+    let results: ChatMessage[];
+    const started = new Map<number, { id: string; query: string }>();
+    try {
+      results = await runServerTools(produced.internalCalls, prepared.serverTools, {
+        fileSearchStarted: (query) => {
+          const handle = started.size;
+          started.set(handle, { id: itemId('file_search_call', prepared.skeleton.id, output.length), query });
+          return handle;
+        },
+        fileSearchEnded: (handle, status, results) => {
+          const { id, query } = started.get(handle)!;
+          output.push(fileSearchCallItem(id, query, status, results));
+        },
+      });
+    } catch (error) {
+      // The model already ran (and is billed): the answer fails with what it has.
+      return { output, usage, served, finishReason, error: responsesErrorOf(scope, error) };
     }
     // Client tool calls in the same turn end the answer: the client runs them and comes back
     // (with the file_search_call items, which carry the search for the next request).
     const clientCalls = produced.items.some((item) => item.type !== 'message');
     if (clientCalls || turn + 1 >= prepared.maxTurns) break;
-    hub = continuedRequest(hub, answer, produced.internalCalls, results);
+    plan = nextTurnPlan(plan, served, continuedRequest(plan.request, answer, produced.internalCalls, results));
   }
-  return { output, usage, candidate, finishReason, error: undefined };
+  return { output, usage, served, finishReason, error: undefined };
 }
 
 /**
@@ -209,18 +200,14 @@ export function continuedRequest(hub: ChatRequest, answer: Pick<ChatResponse, 'c
   return next;
 }
 
-export function responsesErrorOf(call: RequestCall, error: unknown): ResponsesError {
-  const gatewayError = isGatewayError(error) ? error : new GatewayError('INFERENCE_3105', 'The provider failed.', undefined, { cause: error });
-  if (!isGatewayError(error)) call.app.logger.error('responses call failed', { request_id: call.requestId, error: String(error) });
+/** A failure after the answer started, as the Responses error object (logged once via the pipeline). */
+export function responsesErrorOf(scope: InferenceScope, error: unknown): ResponsesError {
+  const gatewayError = committedFailure(scope, error, 'The provider failed.');
   return { code: gatewayError.code, message: gatewayError.message };
 }
 
 export function addUsage(total: ChatUsage, more: ChatUsage): ChatUsage {
   return makeUsage(total.prompt_tokens + more.prompt_tokens, total.completion_tokens + more.completion_tokens, total.cached_tokens + (more.cached_tokens ?? 0), total.reasoning_tokens + (more.reasoning_tokens ?? 0));
-}
-
-export function consumptionOf(usage: ChatUsage): Consumption {
-  return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, cachedTokens: usage.cached_tokens, images: 0, audioMinutes: 0 };
 }
 
 /** An image problem found on the hub request, re-worded to name the client's part (input[i].content[j]). */

@@ -16,12 +16,30 @@ export type RouteMatch<Route extends RouteDefinition> =
 
 export class Router<Route extends RouteDefinition> {
   private readonly compiled: Array<CompiledRoute<Route>>;
+  /**
+   * Routes without parameters by "METHOD /normalised/path": the hot endpoints (chat, embeddings)
+   * are found with one lookup instead of a split and a walk over every route per request. A
+   * literal route has the most literal segments its length allows, so it wins any scan it is in.
+   */
+  private readonly literal = new Map<string, RouteMatch<Route>>();
 
   constructor(routes: readonly Route[]) {
     this.compiled = routes.map((definition) => ({ definition, segments: definition.path.split('/').filter(Boolean) }));
+    for (const { definition, segments } of this.compiled) {
+      if (segments.some((segment) => segment.startsWith('{'))) continue;
+      const key = `${definition.method} /${segments.join('/')}`;
+      if (!this.literal.has(key)) this.literal.set(key, { kind: 'found', route: definition, params: {} });
+    }
   }
 
   match(method: string, pathname: string): RouteMatch<Route> {
+    const found = this.literal.get(`${method} ${pathname}`);
+    // A fresh params object per match: handlers may write into it.
+    if (found !== undefined && found.kind === 'found') return { kind: 'found', route: found.route, params: {} };
+    return this.scan(method, pathname);
+  }
+
+  private scan(method: string, pathname: string): RouteMatch<Route> {
     const parts = pathname.split('/').filter(Boolean);
     const allowed: string[] = [];
     // Literal segments beat parameters (so /files/upload is not taken for /files/{file_id}).

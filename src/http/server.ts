@@ -73,6 +73,16 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     socket.end(rawAnswer(405, 'Method Not Allowed', lastResortEnvelope('RESOURCE_5405', 'CONNECT is not allowed; the API lives under /v1 (e.g. POST /v1/chat/completions).'), app.ids.next('req_')));
   });
 
+  // Host headers already found acceptable (DESIGN §6 rebinding guard): a keep-alive client sends
+  // the same one on every request, so the parse and checks run once per distinct value.
+  const acceptedHosts = new Set<string>();
+  function checkHostOnce(request: IncomingMessage): void {
+    const header = request.headers.host;
+    if (header !== undefined && acceptedHosts.has(header)) return;
+    checkHost(request, host);
+    if (header !== undefined && acceptedHosts.size < 64) acceptedHosts.add(header);
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const startedAt = app.clock.now();
     const requestId = app.ids.next('req_');
@@ -85,7 +95,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     const log: CallLog = {};
     const timing: CallTiming = { startedAt: performance.now(), upstreamMs: 0 };
     try {
-      checkHost(request, host);
+      checkHostOnce(request);
       Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
       const url = splitTarget(request.url);
       if (request.method === 'OPTIONS' && request.headers.origin !== undefined) {

@@ -41,6 +41,7 @@ export { callWithFallback, peek, peekedOf, type CallExtras, type PeekedStream, t
 export { completeChat, meterServed, openChat, type ChatPlan, type CompletedChat, type CompletedNative, type DrivenChat, type NativeCall, type NativeStream, type OpenedChat, type OpenedNative, type Served } from './chat.js';
 export { directChunks, directCompletion, type DirectMeta } from './direct.js';
 export { committedFailure } from './failure.js';
+export { requestLogEntry, type LoggedCaller } from './log.js';
 export { billingFields, consumptionOf, meterCall, type Metering } from './meter.js';
 export { checkChatCapabilities, preflightBalance } from './preflight.js';
 export { modelReasons, resolveTarget, routesServing, type ModelHints, type Target } from './resolve.js';
@@ -50,3 +51,4 @@ export { guardCompletion, RailguardTransform } from './transforms/railguards.js'
 export type { StreamTransform, UsageTap } from './transforms/transform.js';
 export { HubUsageTap } from './transforms/usage-tap.js';
 export { MessageEventsTap } from './transforms/message-events-tap.js';
+export { FINAL_RESPONSE_EVENTS, ResponseEventsTap } from './transforms/response-events-tap.js';

@@ -19,9 +19,17 @@ export class BatchedAppender {
 
   /** Queues one line (newline added); resolves when it reached the OS. */
   append(line: string): Promise<void> {
+    this.appendLine(line);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Queues one line nobody waits for (the request log: a failed write is reported through
+   * `onError`): no promise and no waiter per request line.
+   */
+  appendLine(line: string): void {
     this.pending.push(`${line}\n`);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   /** Writes whatever is queued now. */

@@ -57,7 +57,7 @@ export class RequestLog {
       this.day = day;
       void this.appender.switchTo(this.fileFor(day));
     }
-    void this.appender.append(JSON.stringify(entry)).catch(() => undefined);
+    this.appender.appendLine(JSON.stringify(entry));
   }
 
   async flush(): Promise<void> {

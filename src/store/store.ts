@@ -5,13 +5,19 @@ import { ensureDataDir } from './db.js';
 import { KeyRepository } from './keys.js';
 import { RequestLog } from './request-log.js';
 import { Vault } from '../vault/vault.js';
+import type { StoreConfig } from '../config/schema.js';
+import { createJsonLogger, type Logger } from '../util/logger.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
+import type { AccountRepositoryPort, KeyRepositoryPort, RequestLogPort } from './repositories.js';
 
 /** Everything igw keeps, under one data dir (DESIGN §4). */
 export interface Store {
+  /** `json`: everything in the data dir; `postgres`: keys, accounts and the request log shared (team mode). */
+  kind: StoreConfig['kind'];
   dataDir: string;
-  keys: KeyRepository;
-  accounts: AccountRepository;
-  requestLog: RequestLog;
+  keys: KeyRepositoryPort;
+  accounts: AccountRepositoryPort;
+  requestLog: RequestLogPort;
   /** Encrypted blueprints and skills per account (opened lazily, per account). */
   vault: Vault;
   logFolder: string;
@@ -24,13 +30,16 @@ function applyJournalEntry(record: AccountRecord, entry: JournalEntry): void {
   record[entry.balance] = toDecimal(current).minus(toDecimal(entry.amount)).toFixed();
 }
 
-export async function openStore(dataDir: string): Promise<Store> {
+/** The store the config names (DESIGN §4): the data dir by default, PostgreSQL in team mode. */
+export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger): Promise<Store> {
+  if (config.kind === 'postgres') return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger());
   await ensureDataDir(dataDir, 'logs');
   const logFolder = path.join(dataDir, 'logs');
   const keys = await KeyRepository.open(dataDir);
   const accounts = await AccountRepository.open(dataDir, applyJournalEntry);
   const requestLog = new RequestLog(logFolder);
   return {
+    kind: 'json',
     dataDir,
     keys,
     accounts,

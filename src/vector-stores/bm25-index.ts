@@ -17,6 +17,8 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 const COMPACT_DEAD_SHARE = 0.25;
 const MAGIC = 0x4c574749; // "IGWL" little-endian
 const FORMAT_VERSION = 1;
+/** encodeParts' part size. */
+const PART_BYTES = 1024 * 1024;
 
 export interface LexicalScore {
   label: number;
@@ -30,7 +32,22 @@ export class LexicalScores {
     private readonly byLabel: Float64Array,
     /** Matching labels, in no particular order. */
     readonly labels: Int32Array,
+    private readonly onRelease: () => void = () => undefined,
   ) {}
+
+  /**
+   * Hands the arrays back to the index for the next query (it then clears only the labels this
+   * one touched). Read nothing after: the next query overwrites them. Not calling it is safe,
+   * the next query then allocates its own.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    for (let index = 0; index < this.labels.length; index += 1) this.byLabel[this.labels[index]!] = 0;
+    this.onRelease();
+  }
+
+  private released = false;
 
   get size(): number {
     return this.labels.length;
@@ -43,25 +60,48 @@ export class LexicalScores {
 
   /** The k best-scored labels passing `accept`, best first (ties: lower label first). */
   top(k: number, accept: (label: number) => boolean = () => true): number[] {
-    return topLabels(this.labels, (label) => this.byLabel[label]!, k, accept);
+    const { labels, byLabel } = this;
+    return topOf(labels, (index) => byLabel[labels[index]!]!, k, accept);
   }
 }
 
 /** The k best of some labels by score, passing `accept`, without sorting them all (a common term matches most chunks). */
 export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) => number, k: number, accept: (label: number) => boolean): number[] {
-  const best: Array<{ label: number; score: number }> = [];
+  const scores = new Float64Array(labels.length);
+  for (let index = 0; index < labels.length; index += 1) scores[index] = scoreOf(labels[index]!);
+  return topOf(labels, (index) => scores[index]!, k, accept);
+}
+
+/**
+ * topLabels' loop, by position: a label that cannot beat the k-th best so far costs one comparison
+ * (at 100,000 chunks a common query term matches tens of thousands of them).
+ */
+function topOf(labels: ArrayLike<number>, scoreAt: (index: number) => number, k: number, accept: (label: number) => boolean): number[] {
+  if (k <= 0) return [];
+  const bestLabels: number[] = [];
+  const bestScores: number[] = [];
+  let floor = -Infinity;
+  let floorLabel = Infinity;
   for (let index = 0; index < labels.length; index += 1) {
+    const score = scoreAt(index);
+    if (score < floor) continue;
     const label = labels[index]!;
-    const score = scoreOf(label);
-    const last = best[best.length - 1];
-    if (best.length === k && (score < last!.score || (score === last!.score && label > last!.label))) continue;
+    if (score === floor && label > floorLabel) continue;
     if (!accept(label)) continue;
-    let position = best.length;
-    while (position > 0 && (best[position - 1]!.score < score || (best[position - 1]!.score === score && best[position - 1]!.label > label))) position -= 1;
-    best.splice(position, 0, { label, score });
-    if (best.length > k) best.pop();
+    let position = bestLabels.length;
+    while (position > 0 && (bestScores[position - 1]! < score || (bestScores[position - 1]! === score && bestLabels[position - 1]! > label))) position -= 1;
+    bestLabels.splice(position, 0, label);
+    bestScores.splice(position, 0, score);
+    if (bestLabels.length > k) {
+      bestLabels.pop();
+      bestScores.pop();
+    }
+    if (bestLabels.length === k) {
+      floor = bestScores[k - 1]!;
+      floorLabel = bestLabels[k - 1]!;
+    }
   }
-  return best.map((entry) => entry.label);
+  return bestLabels;
 }
 
 interface Postings {
@@ -79,6 +119,12 @@ export class Bm25Index {
   private totalLength = 0;
   private storedPostings = 0;
   private deadPostings = 0;
+  /**
+   * One query's dense score array and matched labels, reused while no LexicalScores holds them:
+   * allocating and zeroing 12 bytes per label for every query cost more than the scoring itself
+   * at 100,000 chunks (1.2 MB a query, and the garbage collections after it).
+   */
+  private scratch: { byLabel: Float64Array; matched: Int32Array } | null = null;
 
   /** Documents searchable now. */
   get size(): number {
@@ -132,8 +178,11 @@ export class Bm25Index {
     const unique = [...new Set(queryTerms)];
     if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0));
     // Dense by label: a common term matches most chunks, and a Map of them costs ten times more.
-    const byLabel = new Float64Array(labelCount);
-    const matched = new Int32Array(labelCount);
+    // The scratch arrays are all zero when handed back (release clears what it touched).
+    const scratch = this.scratch !== null && this.scratch.byLabel.length >= labelCount ? this.scratch : null;
+    this.scratch = null;
+    const byLabel = scratch?.byLabel ?? new Float64Array(labelCount);
+    const matched = scratch?.matched ?? new Int32Array(labelCount);
     let matchedCount = 0;
     const averageLength = this.totalLength / this.liveCount || 1;
     let ceiling = 0;
@@ -144,18 +193,25 @@ export class Bm25Index {
       const idf = Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
       ceiling += idf * (k1 + 1);
       if (list === undefined) continue;
-      const pairs = list.pairs;
-      for (let index = 0; index < list.size * 2; index += 2) {
+      const { pairs, size } = list;
+      const { present, lengths } = this;
+      // norm = k1 × (1 − b + b × length / average), split so the loop does one multiply-add.
+      const normBase = k1 * (1 - b);
+      const normPerLength = (k1 * b) / averageLength;
+      const weight = idf * (k1 + 1);
+      for (let index = 0; index < size * 2; index += 2) {
         const label = pairs[index]!;
-        if (this.present[label] !== 1) continue;
+        if (present[label] !== 1) continue;
         const frequency = pairs[index + 1]!;
-        const norm = k1 * (1 - b + (b * this.lengths[label]!) / averageLength);
         if (byLabel[label] === 0) matched[matchedCount++] = label;
-        byLabel[label]! += (idf * frequency * (k1 + 1)) / (frequency + norm);
+        byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
       }
     }
     for (let index = 0; index < matchedCount; index += 1) byLabel[matched[index]!]! /= ceiling;
-    return new LexicalScores(byLabel, matched.subarray(0, matchedCount));
+    return new LexicalScores(byLabel, matched.subarray(0, matchedCount), () => {
+      // Arrays sized for fewer labels than the index now has are dropped (the next query allocates).
+      if (byLabel.length >= this.present.length) this.scratch = { byLabel, matched };
+    });
   }
 
   /** Live documents in a posting list: its size, less removed labels not yet compacted away. */
@@ -211,35 +267,52 @@ export class Bm25Index {
 
   /** A self-contained binary image (compacted first): header, per-label arrays, then each term's postings. */
   encode(): Buffer {
+    return Buffer.concat([...this.encodeParts()]);
+  }
+
+  /**
+   * encode()'s bytes in parts of about a megabyte, so a caller can yield to the event loop between
+   * them (an image of a 100,000-chunk store is tens of MB). The index must not change until the
+   * last part is taken.
+   */
+  *encodeParts(): Generator<Buffer> {
     this.compact();
     const labelCount = this.present.length;
-    const encoder = new TextEncoder();
-    const terms = [...this.postings].map(([term, list]) => ({ bytes: encoder.encode(term), list }));
-    let bytes = 4 * 6 + labelCount * (4 + 4 + 1);
-    for (const { bytes: termBytes, list } of terms) bytes += 4 + termBytes.length + 4 + list.size * 8;
-    const buffer = Buffer.alloc(bytes);
+    const head = Buffer.alloc(4 * 6 + labelCount * (4 + 4 + 1));
     let offset = 0;
-    const u32 = (value: number) => {
-      buffer.writeUInt32LE(value, offset);
+    for (const value of [MAGIC, FORMAT_VERSION, labelCount, this.liveCount, this.storedPostings, this.postings.size]) {
+      head.writeUInt32LE(value, offset);
       offset += 4;
-    };
-    u32(MAGIC);
-    u32(FORMAT_VERSION);
-    u32(labelCount);
-    u32(this.liveCount);
-    u32(this.storedPostings);
-    u32(terms.length);
-    offset += copyInto(buffer, offset, this.lengths);
-    offset += copyInto(buffer, offset, this.distinct);
-    offset += copyInto(buffer, offset, this.present);
-    for (const { bytes: termBytes, list } of terms) {
-      u32(termBytes.length);
-      buffer.set(termBytes, offset);
-      offset += termBytes.length;
-      u32(list.size);
-      offset += copyInto(buffer, offset, list.pairs.subarray(0, list.size * 2));
     }
-    return buffer;
+    offset += copyInto(head, offset, this.lengths);
+    offset += copyInto(head, offset, this.distinct);
+    copyInto(head, offset, this.present);
+    yield head;
+    const encoder = new TextEncoder();
+    let pending: Array<{ bytes: Uint8Array; list: Postings }> = [];
+    let pendingBytes = 0;
+    const flush = (): Buffer => {
+      const part = Buffer.allocUnsafe(pendingBytes);
+      let at = 0;
+      for (const { bytes, list } of pending) {
+        part.writeUInt32LE(bytes.length, at);
+        part.set(bytes, at + 4);
+        at += 4 + bytes.length;
+        part.writeUInt32LE(list.size, at);
+        at += 4;
+        at += copyInto(part, at, list.pairs.subarray(0, list.size * 2));
+      }
+      pending = [];
+      pendingBytes = 0;
+      return part;
+    };
+    for (const [term, list] of this.postings) {
+      const bytes = encoder.encode(term);
+      pending.push({ bytes, list });
+      pendingBytes += 8 + bytes.length + list.size * 8;
+      if (pendingBytes >= PART_BYTES) yield flush();
+    }
+    if (pending.length > 0) yield flush();
   }
 
   /** Reads an image written by encode; throws on anything else (the caller rebuilds from the chunks). */

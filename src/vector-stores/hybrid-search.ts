@@ -1,4 +1,5 @@
 import { calibrateCosine, fuseScores, type FusionWeights } from './fusion.js';
+import type { Neighbor } from './hnsw-index.js';
 import type { StoreData } from './store-data.js';
 
 export interface StoreQuery {
@@ -30,69 +31,106 @@ export interface ScoredChunk {
 /**
  * One store's hybrid search: the HNSW index and the BM25 index each propose their best chunks;
  * every proposed chunk gets both scores before they are fused (an ANN hit's BM25 comes from the
- * query's full lexical scoring; a lexical hit's cosine is read back from the index), so a chunk
- * found by one side only is not penalised for the other side's cut-off. Best first.
+ * query's full lexical scoring; a lexical hit's cosine comes from the store's vector copy), so a
+ * chunk found by one side only is not penalised for the other side's cut-off. Best first.
+ *
+ * Cost at 100,000 chunks is a fraction of a millisecond of CPU (DESIGN §4: a search costs the
+ * same whatever the store's size, bar the postings of its terms): one ANN walk, one BM25 pass over
+ * the query terms' postings in reused arrays, a dot product per lexical candidate, and the text of
+ * the kept chunks only.
  */
 export async function searchStore(data: StoreData, query: StoreQuery): Promise<ScoredChunk[]> {
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
   const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
-  const lexical = query.weights.text > 0 ? data.lexicalScores(query.text) : null;
-  const scored: Array<ScoredChunk & { label: number }> = [];
-  const add = (label: number, semantic: number) => {
-    const chunk = data.chunkAt(label);
-    if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
-    const lexicalScore = lexical?.get(label) ?? 0;
-    scored.push({ ...chunk, label, text: '', score: fuseScores(semantic, lexicalScore, weights), semantic, lexical: lexicalScore });
-  };
 
-  // The semantic side: the ANN hits come with their cosine (their text is read for the kept ones only).
+  // The semantic side first (the one step that may wait, for an exact search's vectors).
   let unitQuery: Float32Array | null = null;
   let noise = 0;
-  let lowestCosine = -1;
-  const seen = new Set<number>();
+  let neighbors: Neighbor[] = [];
   if (semanticOn) {
     unitQuery = unit(query.vector!);
     noise = data.noiseLevel(unitQuery);
-    const hits = await data.search(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined, { text: false });
-    for (const hit of hits) {
-      const label = data.labelOf(hit.fileId, hit.chunkIndex);
-      if (label === undefined) continue;
-      seen.add(label);
-      add(label, calibrateCosine(hit.score, noise));
-    }
-    // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
-    if (hits.length >= query.candidates) lowestCosine = hits[hits.length - 1]!.score;
+    neighbors = await data.nearest(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined);
   }
 
-  // The lexical side: best BM25 first. Reading a chunk's vector back from hnswlib costs ~0.05–0.1 ms,
-  // so a chunk whose score could not reach the `keep` best even at the walk's lowest cosine is not
-  // read (nor any after it), and at most `keep` are read: the rest count at the noise level
-  // (semantic 0), which on the benchmark changes no ranking in the top 10.
-  if (lexical !== null) {
-    const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
-    let readBacks = 0;
-    for (const label of lexical.top(query.candidates, (label) => accepts(data, query, label))) {
-      if (seen.has(label)) continue;
-      if (unitQuery === null) {
-        add(label, 0);
-        continue;
-      }
-      if (scored.length >= query.keep && fuseScores(ceilingSemantic, lexical.get(label), weights) <= kthScore(scored, query.keep)) break;
-      add(label, readBacks++ < query.keep ? calibrateCosine(data.cosineAt(unitQuery, label), noise) : 0);
+  // From here until the texts are read everything runs synchronously: the lexical scores live in
+  // the BM25 index's reused arrays, handed back before the first await.
+  const lexical = query.weights.text > 0 ? data.lexicalScores(query.text) : null;
+  const scored: Candidate[] = [];
+  const best = new TopScores(query.keep);
+  try {
+    const add = (label: number, semantic: number): void => {
+      const chunk = data.chunkAt(label);
+      if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
+      const lexicalScore = lexical === null ? 0 : lexical.get(label);
+      const score = fuseScores(semantic, lexicalScore, weights);
+      scored.push({ fileId: chunk.fileId, chunkIndex: chunk.chunkIndex, label, score, semantic, lexical: lexicalScore });
+      best.add(score);
+    };
+
+    // The ANN hits come with their cosine.
+    let lowestCosine = -1;
+    const seen = new Set<number>();
+    for (const neighbor of neighbors) {
+      seen.add(neighbor.label);
+      add(neighbor.label, calibrateCosine(neighbor.score, noise));
     }
+    // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
+    if (neighbors.length >= query.candidates) lowestCosine = neighbors[neighbors.length - 1]!.score;
+
+    // The lexical side: best BM25 first. A chunk whose score could not reach the `keep` best even
+    // at the walk's lowest cosine is not scored (nor any after it).
+    if (lexical !== null) {
+      const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
+      for (const label of lexical.top(query.candidates, (label) => accepts(data, query, label))) {
+        if (seen.has(label)) continue;
+        if (unitQuery === null) {
+          add(label, 0);
+          continue;
+        }
+        if (best.full && fuseScores(ceilingSemantic, lexical.get(label), weights) <= best.lowest) break;
+        add(label, calibrateCosine(data.cosineAt(unitQuery, label), noise));
+      }
+    }
+  } finally {
+    lexical?.release();
   }
 
   scored.sort((left, right) => right.score - left.score || left.label - right.label);
+  const kept = scored.slice(0, query.keep);
+  // Only the kept chunks' text is read (from the store's text cache, or their file's sealed
+  // segment), one after another: kept chunks of one file then open its segment once.
   const results: ScoredChunk[] = [];
-  // Decrypting a file's chunks for its text is the costliest step when they are not cached: only the kept ones.
-  for (const { label: _label, ...hit } of scored.slice(0, query.keep)) results.push({ ...hit, text: await data.chunkText(hit.fileId, hit.chunkIndex) });
+  for (const { label: _label, ...hit } of kept) results.push({ ...hit, text: await data.chunkText(hit.fileId, hit.chunkIndex) });
   return results;
 }
 
-function kthScore(scored: ReadonlyArray<{ score: number }>, k: number): number {
-  return scored
-    .map((entry) => entry.score)
-    .sort((left, right) => right - left)[k - 1]!;
+interface Candidate extends Omit<ScoredChunk, 'text'> {
+  label: number;
+}
+
+/** The `size` best scores seen so far, lowest last (a short sorted array: `size` is at most 50). */
+class TopScores {
+  private readonly scores: number[] = [];
+
+  constructor(private readonly size: number) {}
+
+  get full(): boolean {
+    return this.scores.length >= this.size;
+  }
+
+  /** The lowest of the kept scores (meaningful once full). */
+  get lowest(): number {
+    return this.scores[this.scores.length - 1] ?? 0;
+  }
+
+  add(score: number): void {
+    if (this.full && score <= this.lowest) return;
+    let position = this.scores.length;
+    while (position > 0 && this.scores[position - 1]! < score) position -= 1;
+    this.scores.splice(position, 0, score);
+    if (this.scores.length > this.size) this.scores.pop();
+  }
 }
 
 function accepts(data: StoreData, query: StoreQuery, label: number): boolean {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../store/atomic-write.js';
 import { Bm25Index, type LexicalScores } from './bm25-index.js';
 import { lexicalTerms } from './lexical-terms.js';
 import type { Sealer } from './sealer.js';
+import { writePartsAtomic } from './snapshot-file.js';
 
 /** A committed file's labels, as the store's manifest records them. */
 export interface LabelRange {
@@ -93,7 +93,9 @@ export class LexicalIndex {
     if (!this.dirty) return;
     this.dirty = false;
     try {
-      await writeFileAtomic(this.filePath, this.sealer.seal(this.index.encode(), this.aad));
+      // In slices (encoding and sealing tens of MB at once held searches for a tenth of a second or more);
+      // the store's lock keeps the index unchanged until the last part is encoded.
+      await writePartsAtomic(this.filePath, await this.sealer.sealInSlices(this.index.encodeParts(), this.aad));
     } catch (error) {
       this.dirty = true;
       throw error;

@@ -1,4 +1,4 @@
-import { seal, unseal } from '../crypto/sealed.js';
+import { seal, sealInSlices, unseal } from '../crypto/sealed.js';
 
 /**
  * Encryption at rest for store contents (DESIGN §4: chunk text, vectors and pending source bytes
@@ -8,8 +8,14 @@ import { seal, unseal } from '../crypto/sealed.js';
 export interface Sealer {
   seal(plaintext: Buffer, aad: string): Buffer;
   unseal(sealed: Buffer, aad: string): Buffer;
+  /** seal() of a large value given in parts, yielding to the event loop as it goes (index snapshots); unseal() opens the concatenated parts. */
+  sealInSlices(plaintext: AsyncIterable<Buffer> | Iterable<Buffer>, aad: string): Promise<Buffer[]>;
 }
 
 export function keySealer(key: Buffer): Sealer {
-  return { seal: (plaintext, aad) => seal(key, plaintext, aad), unseal: (sealed, aad) => unseal(key, sealed, aad) };
+  return {
+    seal: (plaintext, aad) => seal(key, plaintext, aad),
+    unseal: (sealed, aad) => unseal(key, sealed, aad),
+    sealInSlices: (plaintext, aad) => sealInSlices(key, plaintext, aad),
+  };
 }

@@ -8,12 +8,10 @@ import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.j
 import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
+import { decodeTextChunk, decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
+import { VectorCopy } from './vector-copy.js';
 
-/** One chunk of a file as stored: its text and token count. */
-export interface StoredChunk {
-  text: string;
-  tokens: number;
-}
+export type { StoredChunk };
 
 /** A hit of a store search, before it is joined with the file record. */
 export interface ChunkHit {
@@ -68,8 +66,10 @@ function openManifest(folder: string): Promise<Manifest> {
 
 /** Under this many live chunks passing a filter, the search is exact (brute force) instead of ANN. */
 export const EXACT_SEARCH_LIMIT = 5000;
-/** Decrypted chunk texts kept in memory (characters), for result text and content pages. */
-const TEXT_CACHE_CHARS = 32 * 1024 * 1024;
+/** Decrypted chunk texts kept in memory (characters): whole files (content pages, fresh commits)… */
+const TEXT_CACHE_CHARS = 24 * 1024 * 1024;
+/** …and single chunks read for search results. */
+const CHUNK_CACHE_CHARS = 8 * 1024 * 1024;
 /** Decrypted, normalized vectors kept in memory (bytes), for exact searches under selective filters. */
 const VECTOR_CACHE_BYTES = 64 * 1024 * 1024;
 /** The index snapshot is written this long after the last change (a burst of ingests: one write at its end). */
@@ -83,6 +83,8 @@ const SNAPSHOT_MIN_POINTS = 5000;
 /** Changes below this fraction of the index are snapshotted only after a longer quiet time (QUIET_SNAPSHOT_MS). */
 const SMALL_CHANGE_FRACTION = 0.05;
 const QUIET_SNAPSHOT_MS = 30_000;
+/** The vector copy of an opened index is filled from hnswlib in slices this long, between other work. */
+const FILL_SLICE_MS = 4;
 
 function segmentName(fileId: string): string {
   return Buffer.from(fileId, 'utf8').toString('base64url');
@@ -147,6 +149,8 @@ function normalize(vector: readonly number[]): number[] {
 export class StoreData {
   private chain: Promise<unknown> = Promise.resolve();
   private index: HnswIndex | null = null;
+  /** The vectors again, compact, for cosines outside the ANN walk (see vector-copy.ts); null before the first vector. */
+  private copy: VectorCopy | null = null;
   /** BM25 over the chunk texts, by the same labels (set by open). */
   private lexical!: LexicalIndex;
   /** Mean unit vector of a spread of live chunks (the noise level of a query); null after any change. */
@@ -158,6 +162,9 @@ export class StoreData {
   private unsaved = 0;
   private textCache = new Map<string, StoredChunk[]>();
   private textCacheChars = 0;
+  /** Single chunk texts by label (labels are never reused, so an entry cannot go stale: a removed file's labels are never asked for again). */
+  private chunkCache = new Map<number, string>();
+  private chunkCacheChars = 0;
   private vectorCache = new Map<string, Float32Array>();
   private vectorCacheBytes = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
@@ -282,11 +289,55 @@ export class StoreData {
       });
     }
     this.index = index;
+    this.copy = new VectorCopy(dimensions);
+    vectors.forEach((vector, row) => this.copy!.set(labels[row]!, vector));
+    this.fillCopy();
     if (vectors.length > 0) {
       await this.addPoints(vectors, labels);
       await this.index.save(this.indexPath());
     } else if (deleted) {
       this.scheduleSnapshot(0);
+    }
+  }
+
+  /**
+   * Copies the points of a loaded snapshot into the vector copy, a few milliseconds at a time so
+   * that searches run in between (0.05–0.1 ms a point: about 5 s at 100,000 chunks); until a
+   * label is copied, cosineOf reads it from hnswlib and copies it then.
+   */
+  private fillCopy(): void {
+    const ranges = [...this.ranges];
+    let rangeIndex = 0;
+    let offset = 0;
+    const step = () => {
+      if (this.closed || this.index === null || this.copy === null) return;
+      const until = performance.now() + FILL_SLICE_MS;
+      while (rangeIndex < ranges.length) {
+        const range = ranges[rangeIndex]!;
+        if (offset >= range.count) {
+          rangeIndex += 1;
+          offset = 0;
+          continue;
+        }
+        const label = range.start + offset;
+        offset += 1;
+        if (!this.copy.has(label) && this.fileAt(label) !== undefined) this.copyFromIndex(label);
+        if (performance.now() >= until) {
+          setImmediate(step);
+          return;
+        }
+      }
+    };
+    setImmediate(step);
+  }
+
+  /** Reads one point back from hnswlib into the copy (false when the index lacks it). */
+  private copyFromIndex(label: number): boolean {
+    try {
+      this.copy!.set(label, this.index!.vector(label));
+      return this.copy!.has(label);
+    } catch {
+      return false; // not in the index (a removal raced the fill)
     }
   }
 
@@ -365,15 +416,15 @@ export class StoreData {
     // for the disk together; the fresh name keeps a committed version of this file untouched.
     const segment = `${segmentName(fileId)}.${randomBytes(6).toString('hex')}`;
     const written: string[] = [];
-    const writeSegment = async (kind: 'text' | 'vec', plain: Buffer) => {
+    const writeSegment = async (kind: 'text' | 'vec', bytes: Buffer) => {
       const target = this.segmentPath(fileId, kind, segment);
       written.push(target);
-      await writeSynced(target, this.sealer.seal(plain, this.aad(fileId, kind)));
+      await writeSynced(target, bytes);
     };
     try {
       await Promise.all([
-        writeSegment('text', Buffer.from(JSON.stringify(chunks), 'utf8')),
-        ...(dimensions === null ? [] : [writeSegment('vec', encodeVectors(vectors, dimensions))]),
+        writeSegment('text', encodeTextSegment(chunks, this.sealer, this.aad(fileId, 'text'))),
+        ...(dimensions === null ? [] : [writeSegment('vec', this.sealer.seal(encodeVectors(vectors, dimensions), this.aad(fileId, 'vec')))]),
       ]);
       // The caller's place in the store's commit order (labels then follow that order); the next
       // commit may go as soon as this one's labels are taken, not once it is durable.
@@ -385,7 +436,9 @@ export class StoreData {
         const start = this.manifest.meta.next_label;
         if (dimensions !== null) {
           this.index ??= HnswIndex.create(dimensions);
+          this.copy ??= new VectorCopy(dimensions);
           await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
+          vectors.forEach((vector, offset) => this.copy!.set(start + offset, vector));
         }
         const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
         // Appended in order under the lock, made durable after it (one fdatasync for every commit
@@ -427,7 +480,10 @@ export class StoreData {
     const entry = this.manifest.get(fileId);
     if (entry === undefined) return;
     const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
-    for (let offset = 0; offset < entry.count; offset += 1) this.index?.markDeleted(entry.start + offset);
+    for (let offset = 0; offset < entry.count; offset += 1) {
+      this.index?.markDeleted(entry.start + offset);
+      this.copy?.delete(entry.start + offset);
+    }
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
@@ -484,8 +540,7 @@ export class StoreData {
       return cached;
     }
     if (!this.hasFile(fileId)) return [];
-    const sealed = await readFile(this.segmentPath(fileId, 'text'));
-    const chunks = JSON.parse(this.sealer.unseal(sealed, this.aad(fileId, 'text')).toString('utf8')) as StoredChunk[];
+    const chunks = decodeTextSegment(await readFile(this.segmentPath(fileId, 'text')), this.sealer, this.aad(fileId, 'text'));
     this.cacheText(fileId, chunks);
     return chunks;
   }
@@ -515,40 +570,41 @@ export class StoreData {
    * leaves the hits' text empty (a caller that keeps only some of them reads those itself).
    */
   async search(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean, options: { text?: boolean } = {}): Promise<ChunkHit[]> {
-    const dimensions = this.manifest.meta.dimensions;
-    if (this.index === null || dimensions === null || k <= 0) return [];
-    if (query.length !== dimensions) {
-      throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${dimensions}`);
-    }
-    let neighbors: Neighbor[];
-    if (acceptFile === undefined) {
-      neighbors = this.index.search(query, k);
-    } else {
-      const accepted = this.ranges.filter((range) => range.count > 0 && acceptFile(range.fileId));
-      const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
-      if (acceptedChunks === 0) return [];
-      if (acceptedChunks <= EXACT_SEARCH_LIMIT) {
-        neighbors = await this.exactSearch(query, k, accepted);
-      } else {
-        const acceptedIds = new Set(accepted.map((range) => range.fileId));
-        neighbors = this.index.search(query, k, (label) => {
-          const file = this.fileAt(label);
-          return file !== undefined && acceptedIds.has(file.fileId);
-        });
-      }
-    }
+    const neighbors = await this.nearest(query, k, acceptFile);
     const hits: ChunkHit[] = [];
     for (const neighbor of neighbors) {
       const file = this.fileAt(neighbor.label);
       if (file === undefined) continue;
       const chunkIndex = neighbor.label - file.start;
-      const text = options.text === false ? '' : ((await this.chunks(file.fileId))[chunkIndex]?.text ?? '');
+      const text = options.text === false ? '' : await this.chunkText(file.fileId, chunkIndex);
       hits.push({ fileId: file.fileId, chunkIndex, score: neighbor.score, text });
     }
     return hits;
   }
 
-  /** Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. */
+  /** The labels of the best chunks for a query vector, with their cosine (see search). */
+  async nearest(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean): Promise<Neighbor[]> {
+    const dimensions = this.manifest.meta.dimensions;
+    if (this.index === null || dimensions === null || k <= 0) return [];
+    if (query.length !== dimensions) {
+      throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${dimensions}`);
+    }
+    if (acceptFile === undefined) return this.index.search(query, k);
+    const accepted = this.ranges.filter((range) => range.count > 0 && acceptFile(range.fileId));
+    const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
+    if (acceptedChunks === 0) return [];
+    if (acceptedChunks <= EXACT_SEARCH_LIMIT) return this.exactSearch(query, k, accepted);
+    const acceptedIds = new Set(accepted.map((range) => range.fileId));
+    return this.index.search(query, k, (label) => {
+      const file = this.fileAt(label);
+      return file !== undefined && acceptedIds.has(file.fileId);
+    });
+  }
+
+  /**
+   * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
+   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
+   */
   lexicalScores(query: string): LexicalScores {
     return this.lexical.score(query);
   }
@@ -564,9 +620,12 @@ export class StoreData {
     return entry === undefined || chunkIndex < 0 || chunkIndex >= entry.count ? undefined : entry.start + chunkIndex;
   }
 
-  /** Cosine of a unit-length query to a live chunk's vector (read back from the HNSW index). */
+  /** Cosine of a unit-length query to a live chunk's vector (from the vector copy; hnswlib when not yet copied). */
   cosineAt(unitQuery: Float32Array, label: number): number {
-    if (this.index === null) return 0;
+    if (this.index === null || this.copy === null) return 0;
+    const cosine = this.copy.cosine(unitQuery, label);
+    if (cosine !== undefined) return cosine;
+    if (this.copyFromIndex(label)) return this.copy.cosine(unitQuery, label)!;
     return dotUnit(unitQuery, this.index.vector(label));
   }
 
@@ -577,7 +636,7 @@ export class StoreData {
    * of the cosines is the query's dot product with that mean).
    */
   noiseLevel(unitQuery: Float32Array): number {
-    if (this.index === null) return 0;
+    if (this.index === null || this.copy === null) return 0;
     if (this.sample === null) {
       const live = this.liveChunks;
       const count = Math.min(64, live);
@@ -587,7 +646,9 @@ export class StoreData {
       for (let row = 0; row < count; row += 1) {
         const position = Math.floor(((row + 0.5) * live) / count);
         while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
-        const vector = normalize(this.index.vector(this.ranges[rangeIndex]!.start + position - before));
+        const label = this.ranges[rangeIndex]!.start + position - before;
+        if (this.copy.addTo(mean, label, 1 / count) || (this.copyFromIndex(label) && this.copy.addTo(mean, label, 1 / count))) continue;
+        const vector = normalize(this.index.vector(label));
         for (let column = 0; column < mean.length; column += 1) mean[column]! += vector[column]! / count;
       }
       this.sample = mean;
@@ -599,7 +660,39 @@ export class StoreData {
 
   /** The text of a live chunk. */
   async chunkText(fileId: string, chunkIndex: number): Promise<string> {
-    return (await this.chunks(fileId))[chunkIndex]?.text ?? '';
+    const file = this.textCache.get(fileId);
+    if (file !== undefined) return file[chunkIndex]?.text ?? '';
+    const label = this.labelOf(fileId, chunkIndex);
+    if (label === undefined) return '';
+    const cached = this.chunkCache.get(label);
+    if (cached !== undefined) {
+      this.chunkCache.delete(label);
+      this.chunkCache.set(label, cached);
+      return cached;
+    }
+    let segment: Buffer;
+    try {
+      segment = await readFile(this.segmentPath(fileId, 'text'));
+    } catch (error) {
+      if (this.labelOf(fileId, chunkIndex) === label) throw error;
+      segment = Buffer.alloc(0);
+    }
+    // The file may have been removed or replaced while the segment was read: its label then no longer stands for this chunk.
+    if (this.labelOf(fileId, chunkIndex) !== label) return this.chunkText(fileId, chunkIndex);
+    const { chunk, all } = decodeTextChunk(segment, chunkIndex, this.sealer, this.aad(fileId, 'text'));
+    if (all !== undefined) {
+      this.cacheText(fileId, all);
+      return chunk?.text ?? '';
+    }
+    const text = chunk?.text ?? '';
+    this.chunkCache.set(label, text);
+    this.chunkCacheChars += text.length;
+    for (const [oldest, oldText] of this.chunkCache) {
+      if (this.chunkCacheChars <= CHUNK_CACHE_CHARS || oldest === label) break;
+      this.chunkCache.delete(oldest);
+      this.chunkCacheChars -= oldText.length;
+    }
+    return text;
   }
 
   /** Scores every chunk of the given files (their vectors decrypted once, then cached). */

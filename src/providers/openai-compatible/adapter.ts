@@ -60,14 +60,14 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   });
 
   async function postJson(path: string, body: unknown, context: CallContext): Promise<unknown> {
-    return parsedBody(await postForText(path, body, context));
+    return parsedBody(await post(path, body, context, true));
   }
 
-  /** A 2xx answer with its body unparsed (non-2xx answers throw, classified). */
-  async function postForText(path: string, body: unknown, context: CallContext): Promise<UpstreamJsonResponse> {
+  /** A 2xx answer (non-2xx answers throw, classified); `parse` false leaves the body as text only. */
+  async function post(path: string, body: unknown, context: CallContext, parse: boolean): Promise<UpstreamJsonResponse> {
     let response;
     try {
-      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal, parseJson: false });
+      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal, ...(parse ? {} : { parseJson: false }) });
     } catch (error) {
       throw failure(error, context);
     }
@@ -78,7 +78,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   }
 
   function parsedBody(response: UpstreamJsonResponse): unknown {
-    const json = parseJsonOrUndefined(response.text);
+    const json = response.json ?? parseJsonOrUndefined(response.text);
     if (json === undefined) {
       throw new GatewayError('INFERENCE_3105', `Provider "${providerId}" answered with a body that is not JSON.`, { provider: providerId }, {
         cause: { status: response.status, body: response.text.slice(0, 16_384) },
@@ -169,7 +169,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
         const body: Record<string, unknown> = { model: context.upstreamModel, input, encoding_format: 'float' };
         if (request.dimensions !== undefined) body['dimensions'] = request.dimensions;
         if (request.user !== undefined) body['user'] = request.user;
-        const response = await postForText('/embeddings', body, context);
+        const response = await post('/embeddings', body, context, false);
         // The vectors stay the upstream's text when the body reads plainly (embeddings-body.ts); else the full parse judges it.
         results.push(readEmbeddingsBody(response.text, input.length) ?? normalizeEmbeddings(parsedBody(response), input.length, providerId));
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkGuard, guardCompletion } from '../../../src/blueprints/guard-output.js';
+import { guardCompletion, RailguardTransform } from '../../../src/inference/transforms/railguards.js';
 import { OutputGuard } from '../../../src/blueprints/output-guard.js';
 import type { ChatChunk, ChatResponse } from '../../../src/translate/chat/types.js';
 
@@ -73,7 +73,7 @@ describe('output railguards on streams', () => {
   });
 });
 
-describe('ChunkGuard', () => {
+describe('RailguardTransform (output railguards on a stream)', () => {
   const chunk = (index: number, content: string | undefined, finish: ChatChunk['choices'][0]['finish_reason'] = null): ChatChunk => ({
     id: 'c',
     object: 'chat.completion.chunk',
@@ -83,7 +83,7 @@ describe('ChunkGuard', () => {
   });
 
   it('ends a matching choice with the message and finish_reason blocked, drops the rest', () => {
-    const guard = new ChunkGuard(new OutputGuard([rule({ words: ['secret'] })], {}));
+    const guard = new RailguardTransform(new OutputGuard([rule({ words: ['secret'] })], {}));
     const sent: ChatChunk[] = [];
     for (const item of [chunk(0, 'the '), chunk(0, 'secret '), chunk(0, 'more'), chunk(0, undefined, 'stop')]) if (guard.apply(item)) sent.push(item);
     expect(sent.map((item) => item.choices[0]!.delta.content)).toEqual(['That answer was withheld.']);
@@ -92,7 +92,7 @@ describe('ChunkGuard', () => {
   });
 
   it('passes clean text through, flushing the held tail on the finish chunk, logprobs dropped', () => {
-    const guard = new ChunkGuard(new OutputGuard([rule({ words: ['secret'] })], {}));
+    const guard = new RailguardTransform(new OutputGuard([rule({ words: ['secret'] })], {}));
     const sent: ChatChunk[] = [];
     for (const item of [chunk(0, 'hello there '), chunk(0, 'friend'), chunk(0, undefined, 'stop')]) if (guard.apply(item)) sent.push(item);
     expect(sent.map((item) => item.choices[0]!.delta.content ?? '').join('')).toBe('hello there friend');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { seal, SealedDataError, unseal } from '../../../src/crypto/sealed.js';
+import { seal, SealedDataError, sealInSlices, unseal } from '../../../src/crypto/sealed.js';
 
 const key = randomBytes(32);
 
@@ -47,5 +47,17 @@ describe('seal / unseal', () => {
 
   it('refuses a key of the wrong length', () => {
     expect(() => seal(randomBytes(16), Buffer.from('x'))).toThrow(TypeError);
+  });
+
+  it('sealInSlices seals parts into what unseal opens, yielding to the event loop as it goes', async () => {
+    const parts = [randomBytes(5 * 1024 * 1024), Buffer.alloc(0), Buffer.from('tail')];
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    const sealedParts = await sealInSlices(key, parts, 'ctx');
+    clearInterval(ticking);
+    expect(unseal(key, Buffer.concat(sealedParts), 'ctx').equals(Buffer.concat(parts))).toBe(true);
+    expect(() => unseal(key, Buffer.concat(sealedParts), 'other')).toThrow(SealedDataError);
+    // 5 MB is two slices: timers ran in between.
+    expect(turns).toBeGreaterThan(0);
   });
 });

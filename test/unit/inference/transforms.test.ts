@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OutputGuard } from '../../../src/blueprints/output-guard.js';
-import { HubUsageTap, RailguardTransform } from '../../../src/inference/index.js';
+import { HubUsageTap, MessageEventsTap, RailguardTransform, ResponseEventsTap } from '../../../src/inference/index.js';
 import { countTokens } from '../../../src/tokens/tokenizer.js';
 import { makeUsage, type ChatChunk, type ChunkChoice } from '../../../src/translate/chat/types.js';
 
@@ -62,5 +62,55 @@ describe('RailguardTransform', () => {
   it('a usage-only chunk passes untouched', () => {
     const transform = new RailguardTransform(guard());
     expect(transform.apply(chunk([], makeUsage(1, 1)))).toBe(true);
+  });
+});
+
+/** Stage "transforms": the usage taps of the native pass-through wires. */
+describe('native usage taps', () => {
+  it.each([
+    {
+      name: 'Messages: usage folded from message_start and the cumulative message_delta; stop seen',
+      events: [
+        { type: 'message_start', payload: { message: { usage: { input_tokens: 9, output_tokens: 1 } } } },
+        { type: 'content_block_delta', payload: { delta: { text: 'hello' } } },
+        { type: 'message_delta', payload: { usage: { output_tokens: 4 } } },
+        { type: 'message_stop', payload: {} },
+      ],
+      usage: [9, 4],
+      stopped: true,
+    },
+    {
+      name: 'Messages: no usage reported → the input count and the streamed text counted; no stop',
+      events: [{ type: 'content_block_delta', payload: { delta: { text: 'hello world' } } }],
+      usage: [5, countTokens('hello world')],
+      stopped: false,
+    },
+  ])('$name', ({ events, usage, stopped }) => {
+    const tap = new MessageEventsTap();
+    for (const event of events) tap.observe(event);
+    const billed = tap.usage(() => 5);
+    expect([billed.prompt_tokens, billed.completion_tokens]).toEqual(usage);
+    expect(tap.stopped).toBe(stopped);
+  });
+
+  it.each([
+    {
+      name: 'Responses: the final snapshot usage, the last sequence number and the final event',
+      events: [
+        { type: 'response.created', payload: { sequence_number: 0, response: { usage: null } } },
+        { type: 'response.completed', payload: { sequence_number: 7, response: { usage: { input_tokens: 3, output_tokens: 2 } } } },
+      ],
+      usage: [3, 2],
+      sequence: 7,
+      final: 'response.completed',
+    },
+    { name: 'Responses: a stream cut short: zero usage, no final event', events: [{ type: 'response.output_text.delta', payload: { sequence_number: 2, delta: 'x' } }], usage: [0, 0], sequence: 2, final: undefined },
+  ])('$name', ({ events, usage, sequence, final }) => {
+    const tap = new ResponseEventsTap();
+    for (const event of events) tap.observe(event as never);
+    const billed = tap.usage();
+    expect([billed.prompt_tokens, billed.completion_tokens]).toEqual(usage);
+    expect(tap.sequence).toBe(sequence);
+    expect(tap.final?.type).toBe(final);
   });
 });

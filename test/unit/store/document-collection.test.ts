@@ -76,4 +76,14 @@ describe('writeFileAtomic', () => {
     await expect(writeFileAtomic(blocked, 'x')).rejects.toMatchObject({ code: expect.stringMatching(/EISDIR|ENOTEMPTY|EEXIST/) });
     expect((await readdir(dir)).sort()).toEqual(['blocked', 'state.json']);
   });
+
+  it('writes parts in order without joining them', async () => {
+    const dir = await folder();
+    const target = path.join(dir, 'snapshot');
+    await writeFileAtomic(target, [Buffer.from('one,'), Buffer.alloc(0), Buffer.from('two,'), Buffer.alloc(100_000, 'x')]);
+    const bytes = await readFile(target);
+    expect(bytes.subarray(0, 8).toString()).toBe('one,two,');
+    expect(bytes.length).toBe(100_008);
+    expect((await stat(target)).mode & 0o777).toBe(0o600);
+  });
 });

@@ -117,4 +117,42 @@ describe('lexicalTerms', () => {
   it('keeps numbers and non-English words as they are', () => {
     expect(lexicalTerms('mateIn2 in 2009, Café naïve')).toEqual(['matein2', '2009', 'café', 'naïve']);
   });
+
+  it('reuses its score arrays once released, without one query leaking into the next', () => {
+    const index = new Bm25Index();
+    const documents = [['chess', 'mate'], ['chess', 'puzzle'], ['court', 'warden'], ['river', 'stone', 'chess']];
+    documents.forEach((document, label) => index.add(label, document));
+    const fresh = (query: string[]) => {
+      const reference = new Bm25Index();
+      documents.forEach((document, label) => reference.add(label, document));
+      return asMap(reference.score(query));
+    };
+    const first = index.score(['chess']);
+    const firstScores = asMap(first);
+    // Not released yet: a second query gets arrays of its own and the first keeps its scores.
+    const second = index.score(['court']);
+    expect(asMap(first)).toEqual(firstScores);
+    expect(asMap(second)).toEqual(fresh(['court']));
+    first.release();
+    second.release();
+    second.release(); // twice is harmless
+    for (const query of [['warden'], ['chess', 'stone'], ['light'], ['mate', 'court']]) {
+      const scores = index.score(query);
+      expect(asMap(scores)).toEqual(fresh(query));
+      expect(scores.get(2)).toBe(fresh(query).get(2) ?? 0);
+      scores.release();
+    }
+  });
+
+  it('encodes in parts whose concatenation is the whole image', () => {
+    const index = new Bm25Index();
+    for (let label = 0; label < 3000; label += 1) index.add(label, [`term${label % 700}`, `word${label}`, 'shared']);
+    index.remove(5);
+    const parts = [...index.encodeParts()];
+    expect(parts.length).toBeGreaterThan(1);
+    const image = Buffer.concat(parts);
+    expect(image.equals(index.encode())).toBe(true);
+    const decoded = Bm25Index.decode(image);
+    expect(asMap(decoded.score(['term3', 'shared']))).toEqual(asMap(index.score(['term3', 'shared'])));
+  });
 });

@@ -181,4 +181,49 @@ describe('StoreData', () => {
     expect((await reopened.search(vector(150), 1))[0]).toMatchObject({ fileId: 'big', chunkIndex: 50 });
     await reopened.close();
   }, 60_000);
+
+  it('answers the cosine of any live chunk from its vector copy, after commits and after a reopen', async () => {
+    const unitOf = (values: readonly number[]) => {
+      const norm = Math.sqrt(values.reduce((sum, value) => sum + value * value, 0));
+      return Float32Array.from(values, (value) => value / norm);
+    };
+    const exact = (left: readonly number[], right: readonly number[]) => unitOf(left).reduce((sum, value, index) => sum + value * unitOf(right)[index]!, 0);
+    const query = unitOf(vector(99));
+    let data = await open();
+    await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
+    await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
+    const labelB = data.labelOf('file-b', 1)!;
+    expect(Math.abs(data.cosineAt(query, labelB) - exact(vector(5), vector(99)))).toBeLessThan(2e-3);
+    await data.close();
+    // Reopened: the copy fills from the loaded index in the background; before that a cosine reads the point itself.
+    data = await open();
+    expect(Math.abs(data.cosineAt(query, data.labelOf('file-a', 2)!) - exact(vector(3), vector(99)))).toBeLessThan(2e-3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const [fileId, index, seed] of [['file-a', 0, 1], ['file-b', 0, 4], ['file-b', 1, 5]] as const) {
+      expect(Math.abs(data.cosineAt(query, data.labelOf(fileId, index)!) - exact(vector(seed), vector(99)))).toBeLessThan(2e-3);
+    }
+    // The noise level is the mean cosine to the store's chunks (5 here, all sampled).
+    const mean = [1, 2, 3, 4, 5].reduce((sum, seed) => sum + exact(vector(seed), vector(99)), 0) / 5;
+    expect(data.noiseLevel(query)).toBeCloseTo(mean, 2);
+    await data.close();
+  });
+
+  it('reads chunk text from segments sealed whole (before the per-chunk layout) and from per-chunk ones', async () => {
+    let data = await open();
+    await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
+    await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
+    await data.close();
+    // file-a's segment rewritten as an older version wrote it: the chunks as one sealed JSON array.
+    const names = await readdir(path.join(folder, 'chunks'));
+    const segmentA = names.find((name) => name.startsWith(Buffer.from('file-a').toString('base64url')) && name.endsWith('.text'))!;
+    await writeFile(path.join(folder, 'chunks', segmentA), sealer.seal(Buffer.from(JSON.stringify(chunks('alpha', 3)), 'utf8'), 'vector_store:store-1:file-a:text'));
+    data = await open();
+    expect(await data.chunkText('file-a', 2)).toBe('alpha chunk 2');
+    expect(await data.chunkText('file-b', 1)).toBe('beta chunk 1');
+    expect(await data.chunks('file-a')).toEqual(chunks('alpha', 3));
+    expect(await data.chunks('file-b')).toEqual(chunks('beta', 2));
+    const [best] = await data.search(vector(5), 1);
+    expect(best).toMatchObject({ fileId: 'file-b', chunkIndex: 1, text: 'beta chunk 1' });
+    await data.close();
+  });
 });

@@ -1,0 +1,74 @@
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '../../util/logger.js';
+import { ensureDataDir } from '../db.js';
+import type { AccountRepositoryPort, KeyRepositoryPort, RequestLogPort } from '../repositories.js';
+import { Vault } from '../../vault/vault.js';
+import { PostgresAccountRepository } from './account-repository.js';
+import { ChangeFeed } from './change-feed.js';
+import { PostgresKeyRepository } from './key-repository.js';
+import { migrateDatabase } from './migrate.js';
+import { PostgresRequestLog } from './request-log.js';
+
+/** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
+export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log'] as const;
+export const NOT_SHARED_YET = ['files', 'batches', 'vector stores', 'vault (blueprints, skills)'] as const;
+
+/** A pool whose idle-client errors (a restarted server) are logged, not thrown (node-postgres would crash the process). */
+export function openPool(url: string, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', (error) => logger.warn('team store: a PostgreSQL connection failed', { error: String(error) }));
+  return pool;
+}
+
+/** The team-mode half of `Store` (store.ts), declared here so store.ts can import this module without a cycle. */
+export interface PostgresStore {
+  kind: 'postgres';
+  dataDir: string;
+  keys: KeyRepositoryPort;
+  accounts: AccountRepositoryPort;
+  requestLog: RequestLogPort;
+  vault: Vault;
+  logFolder: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The team-mode store (DESIGN §4): keys, accounts and balances and the request log in
+ * PostgreSQL, shared by every instance on the database; the vault and the log folder stay in this
+ * instance's data dir. Pending migrations run first, under the migration lock.
+ */
+export async function openPostgresStore(dataDir: string, url: string, logger: Logger): Promise<PostgresStore> {
+  await ensureDataDir(dataDir, 'logs');
+  await migrateDatabase(url);
+  const pool = openPool(url, logger);
+  const feed = new ChangeFeed(url, logger);
+  try {
+    const keys = await PostgresKeyRepository.open(pool, feed);
+    const accounts = await PostgresAccountRepository.open(pool, feed);
+    // Listen before loading: a change committed while the caches load is not missed.
+    await feed.start();
+    await keys.load();
+    await accounts.load();
+    const requestLog = new PostgresRequestLog(pool, (error) => logger.error('request log write failed', { error: String(error) }));
+    return {
+      kind: 'postgres',
+      dataDir,
+      keys,
+      accounts,
+      requestLog,
+      vault: new Vault(dataDir),
+      logFolder: path.join(dataDir, 'logs'),
+      async close() {
+        await requestLog.close();
+        await accounts.flush();
+        await feed.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await feed.close();
+    await pool.end();
+    throw error;
+  }
+}
