@@ -7,6 +7,7 @@ import { registerConfig } from './commands/config.js';
 import { registerConvert } from './commands/convert.js';
 import { registerKb } from './commands/kb.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerModels } from './commands/models.js';
 import { registerServe } from './commands/serve.js';
 import { registerSkills } from './commands/skills.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerBlueprints(program, globals);
   registerSkills(program, globals);
   registerConfig(program, globals);
+  registerMigrate(program, globals);
   registerConvert(program);
   helpForEveryCommand(program);
   return program;

@@ -34,6 +34,9 @@ export async function streamResponses(call: RequestCall, scope: InferenceScope, 
     return pushback;
   };
 
+  // What igw did before the model ran: MCP listings and the calls the client approved.
+  for (const item of prepared.leading) await send(mapper.serverItem(() => item));
+
   let usage = makeUsage(0, 0);
   let served = opened as Pick<OpenedChat, 'candidate' | 'direct'>;
   let failure: unknown;
@@ -49,6 +52,7 @@ export async function streamResponses(call: RequestCall, scope: InferenceScope, 
     if (internalCalls.length === 0 || !hasServerTools(prepared.serverTools)) break;
 
     let results;
+    let approvals = 0;
     try {
       results = await runServerTools(internalCalls, prepared.serverTools, {
         fileSearchStarted: (query) => {
@@ -58,12 +62,22 @@ export async function streamResponses(call: RequestCall, scope: InferenceScope, 
           return started.handle;
         },
         fileSearchEnded: (handle, status, found) => send(mapper.fileSearchCompleted(handle, found, status)),
+        mcpCallStarted: (pending) => {
+          const started = mapper.mcpCallStarted(pending);
+          void send(started.events);
+          return started.handle;
+        },
+        mcpCallEnded: (handle, item) => send(mapper.mcpCallCompleted(handle, item)),
+        mcpApprovalRequested: (request) => {
+          approvals += 1;
+          return send(mapper.serverItem(request));
+        },
       });
     } catch (error) {
       failure = error;
       break;
     }
-    if (mapper.calledClientTools || turn + 1 >= prepared.maxTurns) break;
+    if (mapper.calledClientTools || approvals > 0 || turn + 1 >= prepared.maxTurns) break;
     plan = nextTurnPlan(plan, served, continuedRequest(plan.request, { choices: [{ index: 0, message: { role: 'assistant', content: mapper.text, tool_calls: null }, finish_reason: mapper.finishReason, logprobs: null }] }, internalCalls, results));
     mapper.nextTurn();
     try {

@@ -12,6 +12,7 @@ import { inlineImageUrls } from './shared/inline-images.js';
 import { parseResponsesBody } from './validation/responses-schema.js';
 import { createFileSearch } from './responses-file-search.js';
 import { hasServerTools, runServerTools, type ServerTools } from './responses-server-tools.js';
+import { prepareMcp } from './responses-mcp.js';
 import { handleNativeResponses, nativeWebSearchRoutes, webSearchForced, webSearchRefusal } from './responses-native.js';
 import { refuseUnservableResponsesFields, unhonouredResponsesFields, withoutTools } from './responses-fields.js';
 import { IgnoredParams } from './shared/ignored-params.js';
@@ -30,8 +31,10 @@ export interface PreparedResponses {
   /** The first turn's hub call: target, shaped request, the blueprint's output guard or direct answer. */
   plan: ChatPlan;
   skeleton: ResponseObject;
-  /** Tools igw runs itself between turns (file_search). */
+  /** Tools igw runs itself between turns (file_search, mcp). */
   serverTools: ServerTools;
+  /** Output made before the first model turn: MCP listings and the calls the client approved. */
+  leading: ResponsesOutputItem[];
   /** Most model turns (MAX_MODEL_TURNS, lowered by max_tool_calls). */
   maxTurns: number;
 }
@@ -86,6 +89,10 @@ export async function handleRetrieveResponse(call: RequestCall): Promise<void> {
 }
 
 export async function prepareResponses(call: RequestCall, scope: InferenceScope, request: ResponsesRequest, tools: ToolPlan, fields: BlueprintFields = {}, ignored = new IgnoredParams()): Promise<PreparedResponses> {
+  const responseId = call.app.ids.next('resp_');
+  // MCP servers are listed (and approved calls run) first: their tools are offered to the model.
+  const mcp = await prepareMcp(call, request, tools, responseId);
+  if (mcp !== undefined) ({ request, tools } = mcp);
   const fileSearchIndex = (request.tools ?? []).findIndex((tool) => tool.type === 'file_search');
   const fileSearch = tools.fileSearch === undefined ? undefined : await createFileSearch(call, tools.fileSearch, fileSearchIndex, request.include ?? []);
   const target = resolveTarget(scope, request.model, ['chat']);
@@ -108,9 +115,9 @@ export async function prepareResponses(call: RequestCall, scope: InferenceScope,
   } catch (error) {
     throw renamedImageField(error, imageFields);
   }
-  const skeleton = responseSkeleton(request, { id: call.app.ids.next('resp_'), createdAt: Math.floor(call.app.clock.now() / 1000), model: request.model });
+  const skeleton = responseSkeleton(request, { id: responseId, createdAt: Math.floor(call.app.clock.now() / 1000), model: request.model });
   const maxTurns = request.max_tool_calls == null ? MAX_MODEL_TURNS : Math.min(MAX_MODEL_TURNS, request.max_tool_calls + 1);
-  const prepared = { request, tools, skeleton, serverTools: { fileSearch }, maxTurns };
+  const prepared = { request, tools, skeleton, serverTools: { fileSearch, mcp: mcp?.session }, leading: mcp?.leading ?? [], maxTurns };
   if (shaped.direct !== undefined) {
     const directMeta = { id: `chatcmpl-${call.requestId}`, created: skeleton.created_at, model: skeleton.model, n: 1 };
     return { ...prepared, plan: { target, request: hub, direct: shaped.direct, directMeta } };
@@ -139,7 +146,7 @@ export function nextTurnPlan(plan: ChatPlan, served: Served, request: ChatReques
  * the answer is `failed` with what was produced so far (spec "Responses-style status").
  */
 async function runTurns(scope: InferenceScope, prepared: PreparedResponses): Promise<TurnsResult> {
-  const output: ResponsesOutputItem[] = [];
+  const output: ResponsesOutputItem[] = [...prepared.leading];
   let usage = makeUsage(0, 0);
   let served: Served | undefined;
   let finishReason: FinishReason | null = null;
@@ -162,6 +169,7 @@ async function runTurns(scope: InferenceScope, prepared: PreparedResponses): Pro
 
     let results: ChatMessage[];
     const started = new Map<number, { id: string; query: string }>();
+    let approvals = 0;
     try {
       results = await runServerTools(produced.internalCalls, prepared.serverTools, {
         fileSearchStarted: (query) => {
@@ -173,6 +181,15 @@ async function runTurns(scope: InferenceScope, prepared: PreparedResponses): Pro
           const { id, query } = started.get(handle)!;
           output.push(fileSearchCallItem(id, query, status, results));
         },
+        // The item is added when the call is done: nothing else is added to the output meanwhile.
+        mcpCallStarted: () => output.length,
+        mcpCallEnded: (_handle, item) => {
+          output.push(item);
+        },
+        mcpApprovalRequested: (request) => {
+          output.push(request(output.length));
+          approvals += 1;
+        },
       });
     } catch (error) {
       // The model already ran (and is billed): the answer fails with what it has.
@@ -180,8 +197,9 @@ async function runTurns(scope: InferenceScope, prepared: PreparedResponses): Pro
     }
     // Client tool calls in the same turn end the answer: the client runs them and comes back
     // (with the file_search_call items, which carry the search for the next request).
+    // A call waiting for approval ends it too: the client answers the request and comes back.
     const clientCalls = produced.items.some((item) => item.type !== 'message');
-    if (clientCalls || turn + 1 >= prepared.maxTurns) break;
+    if (clientCalls || approvals > 0 || turn + 1 >= prepared.maxTurns) break;
     plan = nextTurnPlan(plan, served, continuedRequest(plan.request, answer, produced.internalCalls, results));
   }
   return { output, usage, served, finishReason, error: undefined };

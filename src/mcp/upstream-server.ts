@@ -12,6 +12,13 @@ export interface UpstreamTool {
   name: string;
   description: string;
   inputSchema: JsonSchemaObject;
+  /** MCP tool annotations (readOnlyHint, …), as the server sent them. */
+  annotations?: Record<string, unknown>;
+}
+
+/** How igw reaches a server over HTTP: a fetch of its own (a client-given URL goes through the SSRF guard, mcp/guarded-fetch.ts). */
+export interface UpstreamMcpOptions {
+  fetch?: typeof fetch;
 }
 
 /** How long a listing stays fresh: servers rarely change their tools, and listing costs a round trip. */
@@ -37,6 +44,7 @@ export class UpstreamMcpServer {
     private readonly config: McpServerConfig,
     private readonly logger: Logger,
     private readonly version: string,
+    private readonly options: UpstreamMcpOptions = {},
   ) {}
 
   /** The allow-listed tools of the server. */
@@ -48,7 +56,9 @@ export class UpstreamMcpServer {
       do {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, this.requestOptions(signal));
         for (const tool of page.tools) {
-          all.push({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema as JsonSchemaObject });
+          const listed: UpstreamTool = { name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema as JsonSchemaObject };
+          if (tool.annotations !== undefined) listed.annotations = tool.annotations as Record<string, unknown>;
+          all.push(listed);
         }
         cursor = page.nextCursor;
       } while (cursor !== undefined);
@@ -143,7 +153,7 @@ export class UpstreamMcpServer {
   private transport(): Transport {
     const config = this.config;
     if ('url' in config) {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }) });
     }
     const transport = new StdioClientTransport({
       command: config.command,

@@ -19,6 +19,7 @@ const COMMANDS = [
   'accounts set',
   'models',
   'usage',
+  'migrate',
   'config init',
   'config check',
   'blueprints create',

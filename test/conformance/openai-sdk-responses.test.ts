@@ -180,7 +180,7 @@ describe('openai SDK responses against local-echo', () => {
       ['item_reference', { input: [{ type: 'item_reference', id: 'msg_1' }] }, 'VALIDATION_4005', 'input[0].type'],
       ['computer_use', { tools: [{ type: 'computer_use', display_width: 1, display_height: 1, environment: 'linux' }] }, 'VALIDATION_4005', 'tools[0].type'],
       ['code_interpreter', { tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, 'VALIDATION_4005', 'tools[0].type'],
-      ['mcp', { tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://example.com' }] }, 'VALIDATION_4005', 'tools[0].type'],
+      ['mcp through an OpenAI connector', { tools: [{ type: 'mcp', server_label: 'x', connector_id: 'connector_gmail' }] }, 'VALIDATION_4005', 'tools[0].connector_id'],
       ['temperature out of range', { temperature: 2.5 }, 'VALIDATION_4005', 'temperature'],
       ['penalty out of range', { presence_penalty: 2.5 }, 'VALIDATION_4005', 'presence_penalty'],
     ])('%s → 400 with the spec code', async (_name, extra, code, field) => {

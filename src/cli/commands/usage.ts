@@ -2,10 +2,11 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { parseDuration } from '../../admin/duration.js';
 import { readKeyNames } from '../../store/keys.js';
-import { readRequestLog } from '../../store/request-log.js';
+import { readRequestLog, type RequestLogEntry } from '../../store/request-log.js';
+import { readTeamUsage } from '../../store/postgres/read-usage.js';
 import { aggregateUsage, daysBetween, USAGE_GROUPINGS, type UsageGrouping } from '../../usage/aggregate.js';
 import { renderUsageTable } from '../../usage/render.js';
-import { resolveDataDir, type GlobalOptions } from '../global-options.js';
+import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printJson, printResult } from '../output.js';
 import { styleFor } from '../ui/style.js';
 import { interactive } from '../ui/terminal.js';
@@ -44,8 +45,16 @@ export function registerUsage(program: Command, globals: () => GlobalOptions): v
       const since = parseSince(options.since, now);
       if (since > now) throw new UserError(`--since "${options.since}" is in the future`, 'give a past date or a duration such as 7d');
       const dataDir = resolveDataDir(globals());
-      const entries = await readRequestLog(path.join(dataDir, 'logs'), since);
-      const keyNames = by === 'key' ? await readKeyNames(dataDir) : undefined;
+      const config = await loadCliConfig(globals());
+      let entries: RequestLogEntry[];
+      let keyNames: Map<string, string> | undefined;
+      if (config.store.kind === 'postgres') {
+        // Team mode: every instance's requests, from the shared table (DESIGN §4).
+        ({ entries, keyNames } = await readTeamUsage(config.store.url, since, by === 'key'));
+      } else {
+        entries = await readRequestLog(path.join(dataDir, 'logs'), since);
+        keyNames = by === 'key' ? await readKeyNames(dataDir) : undefined;
+      }
       const days = daysBetween(since, now);
       if (options.json === true) {
         const { rows, total } = aggregateUsage(entries, by, { days, ...(keyNames === undefined ? {} : { keyNames }) });

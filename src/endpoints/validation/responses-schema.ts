@@ -17,14 +17,13 @@ import { deepestIssue, valueAt, type Issue } from './zod-issues.js';
  */
 
 /** Tool types the spec supports; any other type is refused by name. */
-export const SUPPORTED_TOOL_TYPES = ['function', 'custom', 'namespace', 'file_search', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch', 'tool_search'] as const;
+export const SUPPORTED_TOOL_TYPES = ['function', 'custom', 'namespace', 'file_search', 'mcp', 'web_search', 'web_search_preview', 'shell', 'function_shell', 'apply_patch', 'tool_search'] as const;
 
-/** Tool types the spec names as refused (computer use and code run on OpenAI's machines; MCP needs a server session). */
+/** Tool types the spec names as refused (computer use and code run on OpenAI's machines). */
 const REFUSED_TOOL_TYPES: Readonly<Record<string, string>> = {
   computer_use: 'computer use needs a hosted computer environment',
   computer_use_preview: 'computer use needs a hosted computer environment',
   code_interpreter: 'code runs in OpenAI-hosted containers',
-  mcp: 'remote MCP servers are not called by igw',
 };
 
 /** `include` values OpenAI defines; only file_search_call.results changes igw's answer. */
@@ -152,6 +151,27 @@ const toolSearchCall = z.object({ type: z.literal('tool_search_call') }).passthr
 const toolSearchOutput = z.object({ type: z.literal('tool_search_output') }).passthrough();
 const additionalTools = z.object({ type: z.literal('additional_tools') }).passthrough();
 
+// MCP items of an earlier answer (OpenAI's shapes, endpoints/responses-mcp.ts).
+const mcpListedTool = z.object({ name: z.string(), input_schema: z.unknown(), description: z.string().nullable().optional(), annotations: z.unknown().optional() }).strict();
+const mcpListTools = z.object({ type: z.literal('mcp_list_tools'), id: z.string().min(1), server_label: z.string().min(1), tools: z.array(mcpListedTool), error: z.string().nullable().optional() }).strict();
+const mcpCall = z
+  .object({
+    type: z.literal('mcp_call'),
+    id: z.string().min(1),
+    server_label: z.string().min(1),
+    name: z.string().min(1),
+    arguments: z.string(),
+    output: z.string().nullable().optional(),
+    error: z.string().nullable().optional(),
+    status: z.string().nullable().optional(),
+    approval_request_id: z.string().nullable().optional(),
+  })
+  .strict();
+const mcpApprovalRequest = z.object({ type: z.literal('mcp_approval_request'), id: z.string().min(1), server_label: z.string().min(1), name: z.string().min(1), arguments: z.string() }).strict();
+const mcpApprovalResponse = z
+  .object({ type: z.literal('mcp_approval_response'), approval_request_id: z.string().min(1), approve: z.boolean(), id: z.string().nullable().optional(), reason: z.string().nullable().optional() })
+  .strict();
+
 const inputItem = z.discriminatedUnion('type', [
   // A message's shape depends on its role (assistant text is output_text).
   z.discriminatedUnion('role', [userMessage, assistantMessage]),
@@ -162,6 +182,10 @@ const inputItem = z.discriminatedUnion('type', [
   applyPatchCall,
   applyPatchCallOutput,
   fileSearchCall,
+  mcpListTools,
+  mcpCall,
+  mcpApprovalRequest,
+  mcpApprovalResponse,
   customToolCall,
   customToolCallOutput,
   reasoningItem,
@@ -223,7 +247,27 @@ const fileSearchTool = z
   })
   .strict();
 
+const mcpToolFilter = z.object({ tool_names: z.array(z.string()).optional(), read_only: z.boolean().optional() }).strict();
+/** OpenAI's Tool.Mcp, every field its SDK declares (DESIGN §5); connector_id and tunnel_id are refused by the endpoint. */
+const mcpTool = z
+  .object({
+    type: z.literal('mcp'),
+    server_label: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a server label uses letters, digits, _ or -, at most 64'),
+    server_url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).nullable().optional(),
+    authorization: z.string().optional(),
+    allowed_tools: z.union([z.array(z.string()), mcpToolFilter]).nullable().optional(),
+    require_approval: z.union([z.enum(['always', 'never']), z.object({ always: mcpToolFilter.optional(), never: mcpToolFilter.optional() }).strict()]).nullable().optional(),
+    server_description: z.string().optional(),
+    connector_id: z.string().optional(),
+    tunnel_id: z.string().optional(),
+    allowed_callers: functionFields.allowed_callers,
+    defer_loading: functionFields.defer_loading,
+  })
+  .strict();
+
 const tool = z.discriminatedUnion('type', [
+  mcpTool,
   functionTool,
   customTool,
   namespaceTool,
@@ -242,6 +286,7 @@ const toolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
   z.object({ type: z.enum(['function', 'custom']), name: z.string().min(1) }).strict(),
   z.object({ type: z.enum(['file_search', 'shell', 'apply_patch', 'web_search', 'web_search_preview']) }).strict(),
+  z.object({ type: z.literal('mcp'), server_label: z.string().min(1), name: z.string().nullable().optional() }).strict(),
   z
     .object({
       type: z.literal('allowed_tools'),
@@ -333,6 +378,11 @@ export const responsesSchema = z
     };
     tools.forEach((entry, index) => {
       if (entry.type === 'web_search' || entry.type === 'web_search_preview' || entry.type === 'tool_search') return;
+      if (entry.type === 'mcp') {
+        // One server per label: the label prefixes its tools' function names.
+        claim(`mcp:${entry.server_label}`, ['tools', index, 'server_label']);
+        return;
+      }
       if (entry.type === 'namespace') {
         // Namespace functions reach chat models under flat names (translate/responses/namespaced-names.ts).
         entry.tools.forEach((member, memberIndex) => claim(flatFunctionName(entry.name, member.name), ['tools', index, 'tools', memberIndex]));
@@ -344,7 +394,11 @@ export const responsesSchema = z
     // With skills, tool_choice is checked against the merged tools (src/blueprints/apply.ts).
     if ((body.skill_ids?.length ?? 0) + (body.skill_configs?.length ?? 0) > 0) return;
     if (choice === 'required' && tools.length === 0) context.addIssue({ code: 'custom', path: ['tool_choice'], message: 'tool_choice "required" needs at least one tool' });
-    if (typeof choice === 'object' && choice.type !== 'allowed_tools') {
+    if (typeof choice === 'object' && choice.type === 'mcp') {
+      if (!tools.some((entry) => entry.type === 'mcp' && entry.server_label === choice.server_label)) {
+        context.addIssue({ code: 'custom', path: ['tool_choice'], message: `tool_choice names the MCP server "${choice.server_label}", which is not among the request's mcp tools` });
+      }
+    } else if (typeof choice === 'object' && choice.type !== 'allowed_tools') {
       const named = choice.type === 'function' || choice.type === 'custom';
       const wanted = named ? choice.name : choice.type;
       const present = tools.some((entry) => (named ? entry.type === choice.type && entry.name === wanted : entry.type === choice.type || (choice.type === 'shell' && entry.type === 'function_shell')));

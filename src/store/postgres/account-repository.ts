@@ -32,7 +32,7 @@ function balanceText(value: string | null): string {
   return value === null ? 'unlimited' : toDecimal(value).toFixed();
 }
 
-function balanceValue(value: string): string | null {
+export function balanceValue(value: string): string | null {
   return value === 'unlimited' ? null : value;
 }
 

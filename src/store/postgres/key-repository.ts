@@ -3,7 +3,7 @@ import type { KeyRecord } from '../keys.js';
 import type { KeyRepositoryPort } from '../repositories.js';
 import type { ChangeFeed } from './change-feed.js';
 
-const COLUMNS = ['id', 'name', 'hash', 'display', 'scopes', 'vault_access', 'account', 'created_at', 'expires_at', 'revoked_at', 'owner'] as const;
+export const KEY_COLUMNS = ['id', 'name', 'hash', 'display', 'scopes', 'vault_access', 'account', 'created_at', 'expires_at', 'revoked_at', 'owner'] as const;
 
 interface KeyRow {
   id: string;
@@ -36,7 +36,7 @@ function toRecord(row: KeyRow): KeyRecord {
   };
 }
 
-function values(record: KeyRecord): unknown[] {
+export function keyValues(record: KeyRecord): unknown[] {
   return [record.id, record.name, record.hash, record.display, JSON.stringify(record.scopes), record.vault_access, record.account, record.created_at, record.expires_at, record.revoked_at, record.owner ?? null];
 }
 
@@ -58,7 +58,7 @@ export class PostgresKeyRepository implements KeyRepositoryPort {
   }
 
   async load(): Promise<void> {
-    const { rows } = await this.pool.query<KeyRow>(`SELECT ${COLUMNS.join(', ')} FROM igw_keys ORDER BY created_at, id`);
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${KEY_COLUMNS.join(', ')} FROM igw_keys ORDER BY created_at, id`);
     const records = rows.map(toRecord);
     this.byHash = new Map(records.map((record) => [record.hash, record]));
     this.byId = new Map(records.map((record) => [record.id, record]));
@@ -84,20 +84,20 @@ export class PostgresKeyRepository implements KeyRepositoryPort {
   }
 
   async insert(record: KeyRecord): Promise<void> {
-    const placeholders = COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
-    await this.pool.query(`INSERT INTO igw_keys (${COLUMNS.join(', ')}) VALUES (${placeholders})`, values(record));
+    const placeholders = KEY_COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
+    await this.pool.query(`INSERT INTO igw_keys (${KEY_COLUMNS.join(', ')}) VALUES (${placeholders})`, keyValues(record));
     this.cache({ ...record });
   }
 
   /** Sets only the changed columns: two admins changing different fields on two instances do not undo each other. */
   async update(id: string, change: Partial<KeyRecord>): Promise<KeyRecord | undefined> {
-    const full = values({ ...(this.byId.get(id) ?? ({} as KeyRecord)), ...change, id } as KeyRecord);
-    const changed = COLUMNS.map((column, index) => ({ column, value: full[index] })).filter(({ column }) => column !== 'id' && column in change);
+    const full = keyValues({ ...(this.byId.get(id) ?? ({} as KeyRecord)), ...change, id } as KeyRecord);
+    const changed = KEY_COLUMNS.map((column, index) => ({ column, value: full[index] })).filter(({ column }) => column !== 'id' && column in change);
     const assignments = changed.map(({ column }, index) => `${column} = $${index + 2}`);
     const sql =
       assignments.length === 0
-        ? `SELECT ${COLUMNS.join(', ')} FROM igw_keys WHERE id = $1`
-        : `UPDATE igw_keys SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${COLUMNS.join(', ')}`;
+        ? `SELECT ${KEY_COLUMNS.join(', ')} FROM igw_keys WHERE id = $1`
+        : `UPDATE igw_keys SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${KEY_COLUMNS.join(', ')}`;
     const { rows } = await this.pool.query<KeyRow>(sql, [id, ...changed.map(({ value }) => value)]);
     if (rows[0] === undefined) return undefined;
     const record = toRecord(rows[0]);

@@ -46,7 +46,7 @@ export function responseSkeleton(request: ResponsesRequest, identity: ResponseId
   };
 }
 
-/** One model turn's output as items, plus the calls igw must run itself (file_search). */
+/** One model turn's output as items, plus the calls igw must run itself (file_search, mcp). */
 export interface TurnOutput {
   items: ResponsesOutputItem[];
   internalCalls: ToolCall[];
@@ -75,7 +75,7 @@ export function turnOutput(response: ChatResponse, tools: ToolPlan, responseId: 
   for (const call of calls) {
     const kind = kindOf(call);
     if (kind === 'custom' || kind === 'shell' || kind === 'apply_patch') items.push(toolCallItem(call, kind, responseId, firstIndex + items.length, tools.namespaced));
-    else if (kind === 'file_search') internalCalls.push(call);
+    else if (kind === 'file_search' || kind === 'mcp') internalCalls.push(call);
   }
   return { items, internalCalls, finishReason };
 }

@@ -21,7 +21,7 @@ import type {
  * answer, stable, and the same whether the answer was streamed or not.
  */
 
-const ITEM_PREFIX = { reasoning: 'rs', message: 'msg', function_call: 'fc', custom_tool_call: 'ctc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs' } as const;
+const ITEM_PREFIX = { reasoning: 'rs', message: 'msg', function_call: 'fc', custom_tool_call: 'ctc', shell_call: 'sh', apply_patch_call: 'apc', file_search_call: 'fs', mcp_list_tools: 'mcpl', mcp_call: 'mcp', mcp_approval_request: 'mcpr' } as const;
 
 export function itemId(kind: keyof typeof ITEM_PREFIX, responseId: string, outputIndex: number): string {
   return `${ITEM_PREFIX[kind]}_${responseId.replace(/^resp_/, '')}_${outputIndex}`;
@@ -38,10 +38,10 @@ export function messageItem(id: string, text: string, status: OutputMessageItem[
 }
 
 /**
- * A completed model tool call as the item its kind calls for (file_search calls are built by the
- * runner); `namespaced` names the flat function names that stand for namespace functions.
+ * A completed model tool call as the item its kind calls for (file_search and mcp calls are built
+ * by the runner); `namespaced` names the flat function names that stand for namespace functions.
  */
-export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search'>, responseId: string, outputIndex: number, namespaced?: ReadonlyMap<string, NamespacedName>): ResponsesOutputItem {
+export function toolCallItem(call: ToolCall, kind: Exclude<ToolKind, 'file_search' | 'mcp'>, responseId: string, outputIndex: number, namespaced?: ReadonlyMap<string, NamespacedName>): ResponsesOutputItem {
   switch (kind) {
     case 'function':
       return functionCallItem(itemId('function_call', responseId, outputIndex), call, 'completed', namespaced);

@@ -1,6 +1,7 @@
 import { hubReasoningEffort } from '../chat/reasoning-effort.js';
 import type { ChatMessage, ChatRequest, ContentPart, TextPart, ToolCall } from '../chat/types.js';
 import { fileSearchResultsText } from './file-search-text.js';
+import { mcpErrorText, mcpFunctionName } from './mcp-items.js';
 import { flatFunctionName } from './namespaced-names.js';
 import { allowedFunctions, hubToolChoice, type ToolPlan } from './tools.js';
 import type { InputImagePart, InputTextPart, ResponsesInputItem, ResponsesRequest } from './types.js';
@@ -22,6 +23,9 @@ import type { InputImagePart, InputTextPart, ResponsesInputItem, ResponsesReques
  *   apply_patch_call_output) → tool messages;
  *   images in a function output follow in a user message (the chat wire has no tool images);
  *   a file_search_call item also yields its results as the tool message;
+ * - an mcp_call item is a call of its `label__tool` function followed by its output (or error) as
+ *   the tool message; mcp_list_tools, mcp_approval_request and mcp_approval_response are dropped
+ *   (the endpoint lists afresh and runs approved calls before translating, endpoints/responses-mcp.ts);
  * - reasoning, web_search_call and tool-search items are dropped (nothing the hub can carry);
  * - max_output_tokens → max_tokens; reasoning.effort → reasoning_effort (nearest hub level); text.format →
  *   response_format; tools and tool_choice per tools.ts (allowed_tools: only those tools are
@@ -126,6 +130,19 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, path: str
     case 'apply_patch_call_output':
       messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output != null && item.output !== '' ? `${item.status}: ${item.output}` : item.status });
       return;
+    case 'mcp_call': {
+      // The model's earlier call of an MCP tool and what came of it (the endpoint has already
+      // turned approved mcp_approval_requests into such items).
+      pushToolCall(messages, { id: item.id, type: 'function', function: { name: mcpFunctionName(item.server_label, item.name), arguments: item.arguments } });
+      const content = item.error != null && item.error !== '' ? mcpErrorText(item.error) : (item.output ?? '');
+      messages.push({ role: 'tool', tool_call_id: item.id, content });
+      return;
+    }
+    // A listing is re-made on every request; an unanswered approval request is a call that
+    // never ran (and its answer, once given, became an mcp_call above).
+    case 'mcp_list_tools':
+    case 'mcp_approval_request':
+    case 'mcp_approval_response':
     case 'reasoning':
     case 'web_search_call':
     case 'tool_search_call':

@@ -1,6 +1,7 @@
 import type { FunctionTool, ToolChoice } from '../chat/types.js';
 import { flatFunctionName, type NamespacedName } from './namespaced-names.js';
-import type { CustomToolDefinition, FileSearchToolDefinition, FunctionToolDefinition, ResponsesTool, ResponsesToolChoice } from './types.js';
+import { mcpFunctionName, type ListedMcpTool } from './mcp-items.js';
+import type { CustomToolDefinition, FileSearchToolDefinition, FunctionToolDefinition, McpToolDefinition, ResponsesTool, ResponsesToolChoice } from './types.js';
 
 /**
  * How each surface tool reaches the model (spec "POST /v1/responses", tools). Every tool the hub
@@ -14,11 +15,19 @@ import type { CustomToolDefinition, FileSearchToolDefinition, FunctionToolDefini
  *   carries the text → a `custom_tool_call` item with that `input`;
  * - `namespace`: each of its functions under a flat name (namespaced-names.ts) → a
  *   `function_call` (or `custom_tool_call`) item carrying the tool's own name and its `namespace`.
+ * - `mcp`: each tool the MCP server lists (and allowed_tools lets through) as `label__tool`,
+ *   added once igw has listed them (withMcpTools) → run by igw on the server (mcp-items.ts).
  * web_search / web_search_preview have no hub form: only a provider that speaks the Responses
  * API natively can run them (endpoints/responses-native.ts).
  */
 
-export type ToolKind = 'function' | 'custom' | 'shell' | 'apply_patch' | 'file_search';
+export type ToolKind = 'function' | 'custom' | 'shell' | 'apply_patch' | 'file_search' | 'mcp';
+
+/** The MCP tool a flat function name stands for. */
+export interface McpFunction {
+  serverLabel: string;
+  name: string;
+}
 
 export interface ToolPlan {
   /** The functions offered to the model, in request order. */
@@ -29,6 +38,10 @@ export interface ToolPlan {
   namespaced: ReadonlyMap<string, NamespacedName>;
   fileSearch: FileSearchToolDefinition | undefined;
   webSearch: boolean;
+  /** The request's mcp tools, in request order (their functions come with withMcpTools). */
+  mcp: McpToolDefinition[];
+  /** Flat function name → the MCP server tool it stands for. */
+  mcpFunctions: ReadonlyMap<string, McpFunction>;
 }
 
 export const SHELL_FUNCTION: FunctionTool['function'] = {
@@ -81,6 +94,7 @@ export function planTools(tools: readonly ResponsesTool[] | undefined): ToolPlan
   const namespaced = new Map<string, NamespacedName>();
   let fileSearch: FileSearchToolDefinition | undefined;
   let webSearch = false;
+  const mcp: McpToolDefinition[] = [];
   for (const tool of tools ?? []) {
     switch (tool.type) {
       case 'function':
@@ -119,13 +133,34 @@ export function planTools(tools: readonly ResponsesTool[] | undefined): ToolPlan
       case 'web_search_preview':
         webSearch = true;
         break;
+      case 'mcp':
+        mcp.push(tool);
+        break;
       default: {
         const unknownTool: never = tool;
         throw new Error(`unhandled tool ${JSON.stringify(unknownTool)}`);
       }
     }
   }
-  return { functions, kinds, namespaced, fileSearch, webSearch };
+  return { functions, kinds, namespaced, fileSearch, webSearch, mcp, mcpFunctions: new Map() };
+}
+
+/** The plan with the listed tools of each mcp tool offered as functions (after the mcp tool's own place in the list). */
+export function withMcpTools(plan: ToolPlan, listed: ReadonlyArray<{ serverLabel: string; tools: readonly ListedMcpTool[] }>): ToolPlan {
+  const functions = [...plan.functions];
+  const kinds = new Map(plan.kinds);
+  const mcpFunctions = new Map(plan.mcpFunctions);
+  for (const { serverLabel, tools } of listed) {
+    for (const tool of tools) {
+      const name = mcpFunctionName(serverLabel, tool.name);
+      const definition: FunctionTool['function'] = { name, parameters: tool.inputSchema };
+      if (tool.description !== '') definition.description = tool.description;
+      functions.push({ type: 'function', function: definition });
+      kinds.set(name, 'mcp');
+      mcpFunctions.set(name, { serverLabel, name: tool.name });
+    }
+  }
+  return { ...plan, functions, kinds, mcpFunctions };
 }
 
 /**
@@ -144,12 +179,15 @@ export function allowedFunctions(plan: ToolPlan, choice: ResponsesToolChoice | u
       if (named && typeof namespace === 'string') return flatFunctionName(namespace, entry.name ?? '');
       if (named) return entry.name ?? '';
       if (entry.type === 'namespace') return `namespace:${entry.name ?? ''}`;
+      const label = (entry as { server_label?: unknown }).server_label;
+      if (entry.type === 'mcp' && typeof label === 'string') return entry.name == null ? `mcp:${label}` : mcpFunctionName(label, entry.name);
       return entry.type === 'function_shell' ? 'shell' : entry.type;
     }),
   );
   return plan.functions.filter((fn) => {
     const member = plan.namespaced.get(fn.function.name);
-    return allowed.has(fn.function.name) || (member !== undefined && allowed.has(`namespace:${member.namespace}`));
+    const mcpTool = plan.mcpFunctions.get(fn.function.name);
+    return allowed.has(fn.function.name) || (member !== undefined && allowed.has(`namespace:${member.namespace}`)) || (mcpTool !== undefined && allowed.has(`mcp:${mcpTool.serverLabel}`));
   });
 }
 
@@ -188,5 +226,7 @@ export function hubToolChoice(choice: ResponsesToolChoice): ToolChoice {
   if (choice.type === 'allowed_tools') return choice.mode;
   if (choice.type === 'function' || choice.type === 'custom') return { type: 'function', function: { name: choice.name } };
   if (choice.type === 'web_search' || choice.type === 'web_search_preview') return 'required';
+  // One MCP tool by name; "any tool of this server" has no hub form narrower than required.
+  if (choice.type === 'mcp') return choice.name == null ? 'required' : { type: 'function', function: { name: mcpFunctionName(choice.server_label, choice.name) } };
   return { type: 'function', function: { name: choice.type } };
 }

@@ -41,6 +41,12 @@ export interface FileSearchResult {
 }
 export interface FileSearchCallInputItem { type: 'file_search_call'; id: string; queries: string[]; status?: string; results?: FileSearchResult[] | null }
 
+/** MCP items of an earlier answer (OpenAI's shapes): a call with its output or error goes back to the model. */
+export interface McpListToolsInputItem { type: 'mcp_list_tools'; id: string; server_label: string; tools: McpListedTool[]; error?: string | null }
+export interface McpCallInputItem { type: 'mcp_call'; id: string; server_label: string; name: string; arguments: string; output?: string | null; error?: string | null; status?: string | null; approval_request_id?: string | null }
+export interface McpApprovalRequestInputItem { type: 'mcp_approval_request'; id: string; server_label: string; name: string; arguments: string }
+export interface McpApprovalResponseInputItem { type: 'mcp_approval_response'; approval_request_id: string; approve: boolean; id?: string | null; reason?: string | null }
+
 /** Items a client sends back from an earlier answer that carry nothing the hub can use (dropped). */
 export interface DroppedInputItem { type: 'reasoning' | 'web_search_call' | 'tool_search_call' | 'tool_search_output' | 'additional_tools' }
 
@@ -55,6 +61,10 @@ export type ResponsesInputItem =
   | ApplyPatchCallItem
   | ApplyPatchCallOutputItem
   | FileSearchCallInputItem
+  | McpListToolsInputItem
+  | McpCallInputItem
+  | McpApprovalRequestInputItem
+  | McpApprovalResponseInputItem
   | DroppedInputItem;
 
 export interface FunctionToolDefinition { type: 'function'; name: string; description?: string | null; parameters?: Record<string, unknown> | null; strict?: boolean | null }
@@ -73,7 +83,26 @@ export interface CustomToolDefinition { type: 'custom'; name: string; descriptio
 /** Functions grouped under a shared name (OpenAI's NamespaceTool); their calls name the namespace. */
 export interface NamespaceToolDefinition { type: 'namespace'; name: string; description: string; tools: Array<FunctionToolDefinition | CustomToolDefinition> }
 
-export type ResponsesTool = FunctionToolDefinition | CustomToolDefinition | FileSearchToolDefinition | ShellToolDefinition | ApplyPatchToolDefinition | WebSearchToolDefinition | NamespaceToolDefinition;
+/** Which tools of an MCP server: names, or OpenAI's filter (`read_only`: tools annotated readOnlyHint). */
+export type McpToolFilter = string[] | { tool_names?: string[]; read_only?: boolean };
+export type McpApproval = 'always' | 'never' | { always?: { tool_names?: string[]; read_only?: boolean }; never?: { tool_names?: string[]; read_only?: boolean } };
+/** A remote MCP server igw connects to for the model (OpenAI's Tool.Mcp); a configured `mcp_servers` name when server_url is absent. */
+export interface McpToolDefinition {
+  type: 'mcp';
+  server_label: string;
+  server_url?: string;
+  headers?: Record<string, string> | null;
+  authorization?: string;
+  allowed_tools?: McpToolFilter | null;
+  require_approval?: McpApproval | null;
+  server_description?: string;
+  connector_id?: string;
+  allowed_callers?: Array<'direct' | 'programmatic'> | null;
+  defer_loading?: boolean;
+  tunnel_id?: string;
+}
+
+export type ResponsesTool = FunctionToolDefinition | CustomToolDefinition | FileSearchToolDefinition | ShellToolDefinition | ApplyPatchToolDefinition | WebSearchToolDefinition | NamespaceToolDefinition | McpToolDefinition;
 
 export type ResponsesToolChoice =
   | 'auto'
@@ -81,6 +110,8 @@ export type ResponsesToolChoice =
   | 'required'
   | { type: 'function' | 'custom'; name: string }
   | { type: 'file_search' | 'shell' | 'apply_patch' | 'web_search' | 'web_search_preview' }
+  /** A tool of one MCP server (any of its tools when `name` is absent). */
+  | { type: 'mcp'; server_label: string; name?: string | null }
   /** Only these tools may be called (`mode` as auto / required); the others stay in the request's prompt cache at OpenAI. */
   | { type: 'allowed_tools'; mode: 'auto' | 'required'; tools: Array<{ type: string; name?: string }> };
 
@@ -129,9 +160,34 @@ export interface OutputShellCallItem { type: 'shell_call'; id: string; call_id: 
 export interface OutputApplyPatchCallItem { type: 'apply_patch_call'; id: string; call_id: string; operation: ApplyPatchOperation; status: 'completed' | 'in_progress' }
 export interface OutputFileSearchCallItem { type: 'file_search_call'; id: string; queries: string[]; status: 'in_progress' | 'searching' | 'completed' | 'failed'; results: FileSearchResult[] | null }
 
+export interface McpListedTool { name: string; input_schema: unknown; description?: string | null; annotations?: unknown | null }
+export interface OutputMcpListToolsItem { type: 'mcp_list_tools'; id: string; server_label: string; tools: McpListedTool[]; error?: string | null }
+export interface OutputMcpCallItem {
+  type: 'mcp_call';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  status: 'in_progress' | 'calling' | 'completed' | 'failed';
+  approval_request_id?: string | null;
+}
+export interface OutputMcpApprovalRequestItem { type: 'mcp_approval_request'; id: string; server_label: string; name: string; arguments: string }
+
 export interface OutputReasoningItem { type: 'reasoning'; id: string; status: 'completed' | 'in_progress'; summary: []; content: Array<{ type: 'reasoning_text'; text: string }> }
 
-export type ResponsesOutputItem = OutputReasoningItem | OutputMessageItem | OutputFunctionCallItem | OutputCustomToolCallItem | OutputShellCallItem | OutputApplyPatchCallItem | OutputFileSearchCallItem;
+export type ResponsesOutputItem =
+  | OutputReasoningItem
+  | OutputMessageItem
+  | OutputFunctionCallItem
+  | OutputCustomToolCallItem
+  | OutputShellCallItem
+  | OutputApplyPatchCallItem
+  | OutputFileSearchCallItem
+  | OutputMcpListToolsItem
+  | OutputMcpCallItem
+  | OutputMcpApprovalRequestItem;
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -188,5 +244,9 @@ export type ResponseStreamEvent = Sequenced<
   | { type: 'response.function_call_arguments.delta'; item_id: string; output_index: number; delta: string }
   | { type: 'response.function_call_arguments.done'; item_id: string; output_index: number; name: string; arguments: string }
   | { type: 'response.file_search_call.in_progress' | 'response.file_search_call.searching' | 'response.file_search_call.completed'; item_id: string; output_index: number }
+  | { type: 'response.mcp_list_tools.in_progress' | 'response.mcp_list_tools.completed' | 'response.mcp_list_tools.failed'; item_id: string; output_index: number }
+  | { type: 'response.mcp_call.in_progress' | 'response.mcp_call.completed' | 'response.mcp_call.failed'; item_id: string; output_index: number }
+  | { type: 'response.mcp_call_arguments.delta'; item_id: string; output_index: number; delta: string }
+  | { type: 'response.mcp_call_arguments.done'; item_id: string; output_index: number; arguments: string }
   | { type: 'error'; code: string; message: string; param: string | null; error: { type: string; code: string; message: string; param: string | null } }
 >;

@@ -2,7 +2,7 @@ import type { ChatChunk, ChatUsage, FinishReason, ToolCall } from '../chat/types
 import { finishResponse, messageStatus } from '../responses/chat-to-responses.js';
 import { fileSearchCallItem, functionCallItem, itemId, messageItem, reasoningItem, toolCallItem } from '../responses/output-items.js';
 import type { ToolKind, ToolPlan } from '../responses/tools.js';
-import type { FileSearchResult, ResponseObject, ResponsesError, ResponsesOutputItem, ResponseStreamEvent } from '../responses/types.js';
+import type { FileSearchResult, OutputMcpCallItem, ResponseObject, ResponsesError, ResponsesOutputItem, ResponseStreamEvent } from '../responses/types.js';
 import { argumentsComplete, ToolCallTracker, type TrackedToolCall } from './tool-call-tracker.js';
 
 export interface ResponseEventsOptions {
@@ -105,11 +105,7 @@ export class ChatToResponseEvents {
   push(chunk: ChatChunk): ResponseStreamEvent[] {
     if (this.phase === 'done') return [];
     const events: ResponseStreamEvent[] = [];
-    if (this.phase === 'idle') {
-      this.emit(events, { type: 'response.created', response: this.options.skeleton });
-      this.emit(events, { type: 'response.in_progress', response: this.options.skeleton });
-      this.phase = 'streaming';
-    }
+    this.begin(events);
     if (chunk.usage != null) this.usage = chunk.usage;
     if (this.phase !== 'streaming') return events;
     for (const choice of chunk.choices) {
@@ -127,7 +123,7 @@ export class ChatToResponseEvents {
     return events;
   }
 
-  /** The caller continues the answer with another model turn (after running file_search). */
+  /** The caller continues the answer with another model turn (after running file_search or mcp calls). */
   nextTurn(): void {
     if (this.phase !== 'turn_finished') throw new Error(`nextTurn in phase ${this.phase}`);
     this.phase = 'streaming';
@@ -168,6 +164,48 @@ export class ChatToResponseEvents {
   }
 
   /**
+   * An item igw made whole without the model (mcp_list_tools, an approved mcp_call run before the
+   * first turn, an mcp_approval_request), with the events of its type; before the first model
+   * chunk it opens the response. `build` gets the item's output index.
+   */
+  serverItem(build: (outputIndex: number) => ResponsesOutputItem): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    this.begin(events);
+    const index = this.nextIndex++;
+    const item = build(index);
+    if (item.type === 'mcp_call') {
+      const started = this.startMcpCall(index, item, events);
+      return [...events, ...this.mcpCallCompleted(started, item)];
+    }
+    if (item.type === 'mcp_list_tools') {
+      this.emit(events, { type: 'response.output_item.added', output_index: index, item: { ...item, tools: [] } });
+      this.emit(events, { type: 'response.mcp_list_tools.in_progress', item_id: item.id, output_index: index });
+      this.emit(events, { type: item.error == null ? 'response.mcp_list_tools.completed' : 'response.mcp_list_tools.failed', item_id: item.id, output_index: index });
+    } else {
+      this.emit(events, { type: 'response.output_item.added', output_index: index, item });
+    }
+    this.emit(events, { type: 'response.output_item.done', output_index: index, item });
+    this.output.push(item);
+    return events;
+  }
+
+  /** An mcp_call igw is about to run: its item opens with its arguments and reports that it is in progress. */
+  mcpCallStarted(build: (outputIndex: number) => OutputMcpCallItem): { handle: number; events: ResponseStreamEvent[] } {
+    const events: ResponseStreamEvent[] = [];
+    const index = this.nextIndex++;
+    return { handle: this.startMcpCall(index, build(index), events), events };
+  }
+
+  /** The call is done: `item` carries its output or error (status completed or failed). */
+  mcpCallCompleted(handle: number, item: OutputMcpCallItem): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    this.emit(events, { type: item.status === 'failed' ? 'response.mcp_call.failed' : 'response.mcp_call.completed', item_id: item.id, output_index: handle });
+    this.emit(events, { type: 'response.output_item.done', output_index: handle, item });
+    this.output.push(item);
+    return events;
+  }
+
+  /**
    * The answer is complete: response.completed with the final usage and `extras` (billing,
    * impact), or response.failed when the provider's content filter stopped it. A stream that
    * ended before its turn finished was cut short: error + response.failed.
@@ -200,6 +238,22 @@ export class ChatToResponseEvents {
     const response = { ...finishResponse(this.options.skeleton, [...this.output], this.finish, usage, error), ...extras };
     this.emit(events, { type: 'response.failed', response });
     return events;
+  }
+
+  /** response.created + in_progress, once, before the first output. */
+  private begin(events: ResponseStreamEvent[]): void {
+    if (this.phase !== 'idle') return;
+    this.emit(events, { type: 'response.created', response: this.options.skeleton });
+    this.emit(events, { type: 'response.in_progress', response: this.options.skeleton });
+    this.phase = 'streaming';
+  }
+
+  private startMcpCall(index: number, item: OutputMcpCallItem, events: ResponseStreamEvent[]): number {
+    this.emit(events, { type: 'response.output_item.added', output_index: index, item: { ...item, output: null, error: null, status: 'in_progress' } });
+    if (item.arguments !== '') this.emit(events, { type: 'response.mcp_call_arguments.delta', item_id: item.id, output_index: index, delta: item.arguments });
+    this.emit(events, { type: 'response.mcp_call_arguments.done', item_id: item.id, output_index: index, arguments: item.arguments });
+    this.emit(events, { type: 'response.mcp_call.in_progress', item_id: item.id, output_index: index });
+    return index;
   }
 
   private emit(events: ResponseStreamEvent[], event: DistributiveOmit<ResponseStreamEvent, 'sequence_number'>): void {
@@ -269,7 +323,7 @@ export class ChatToResponseEvents {
       const kind = this.kindOf(call) ?? 'function';
       if (kind === 'function') continue;
       const toolCall = asToolCall(call, this.nextIndex);
-      if (kind === 'file_search') {
+      if (kind === 'file_search' || kind === 'mcp') {
         this.internal.push(toolCall);
         continue;
       }

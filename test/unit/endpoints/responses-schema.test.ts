@@ -39,7 +39,9 @@ describe('POST /v1/responses validation', () => {
     ['item_reference', { ...base, input: [{ role: 'user', content: 'x' }, { type: 'item_reference', id: 'msg_1' }] }, 'VALIDATION_4005', 'input[1].type'],
     ['computer_use tool', { ...base, input: 'x', tools: [{ type: 'computer_use' }] }, 'VALIDATION_4005', 'tools[0].type'],
     ['code_interpreter tool', { ...base, input: 'x', tools: [{ type: 'function', name: 'f' }, { type: 'code_interpreter', container: { type: 'auto' } }] }, 'VALIDATION_4005', 'tools[1].type'],
-    ['mcp tool', { ...base, input: 'x', tools: [{ type: 'mcp', server_label: 'x' }] }, 'VALIDATION_4005', 'tools[0].type'],
+    ['mcp tool with a label that is not a name', { ...base, input: 'x', tools: [{ type: 'mcp', server_label: 'a b' }] }, 'VALIDATION_4005', 'tools[0].server_label'],
+    ['two mcp tools with one label', { ...base, input: 'x', tools: [{ type: 'mcp', server_label: 'a' }, { type: 'mcp', server_label: 'a', server_url: 'https://example.com/mcp' }] }, 'VALIDATION_4005', 'tools[1].server_label'],
+    ['tool_choice naming an absent mcp server', { ...base, input: 'x', tools: [{ type: 'mcp', server_label: 'a' }], tool_choice: { type: 'mcp', server_label: 'b' } }, 'VALIDATION_4005', 'tool_choice'],
     ['unknown tool type', { ...base, input: 'x', tools: [{ type: 'image_generation' }] }, 'VALIDATION_4005', 'tools[0].type'],
     ['missing model', { input: 'x' }, 'VALIDATION_4002', 'model'],
     ['missing input', { ...base }, 'VALIDATION_4002', 'input'],
@@ -76,7 +78,7 @@ describe('POST /v1/responses validation', () => {
   });
 
   it('names the refused tool type in the message', () => {
-    for (const type of ['computer_use', 'code_interpreter', 'mcp']) {
+    for (const type of ['computer_use', 'code_interpreter']) {
       expect(gatewayErrorOf(() => parseResponsesBody({ ...base, input: 'x', tools: [{ type }] })).message).toContain(`"${type}"`);
     }
   });

@@ -1,0 +1,82 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { acquireLock } from '../lock.js';
+import { readRequestLog } from '../request-log.js';
+import { openStore } from '../store.js';
+import { balanceValue } from './account-repository.js';
+import { KEY_COLUMNS, keyValues } from './key-repository.js';
+import { NOT_SHARED_YET } from './postgres-store.js';
+import { insertRequestLines } from './request-log.js';
+
+export interface DataDirCopy {
+  data_dir: string;
+  /** Rows written now. */
+  copied: { keys: number; accounts: number; request_log_lines: number };
+  /** Rows already in the database (same key or account id; a request log copied before from this data dir). */
+  skipped: { keys: number; accounts: number; request_log_lines: number };
+  /** Kept in the data dir, not copied by this version (issue 19, later sessions). */
+  not_copied: readonly string[];
+}
+
+const LOG_BATCH = 1000;
+
+/**
+ * `igw migrate --from-data-dir DIR` (issue 19 item 3): copies a local data dir's keys (hashes as
+ * they are: the keys themselves were never stored), accounts with their balances (pending journal
+ * entries folded in) and request log into PostgreSQL, in one transaction. Records already there
+ * are kept, not overwritten; a data dir's request log is copied once. Holds the data dir's lock,
+ * so no server is writing to it meanwhile.
+ */
+export async function copyDataDir(dataDir: string, url: string): Promise<DataDirCopy> {
+  const lock = await acquireLock(dataDir, 'igw migrate --from-data-dir');
+  try {
+    const source = await openStore(dataDir);
+    const keys = source.keys.list();
+    const accounts = source.accounts.list();
+    await source.close();
+    const lines = await readRequestLog(path.join(dataDir, 'logs'), 0);
+    const origin = await realpath(dataDir);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      let copiedKeys = 0;
+      const placeholders = KEY_COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
+      for (const record of keys) {
+        const result = await client.query(`INSERT INTO igw_keys (${KEY_COLUMNS.join(', ')}) VALUES (${placeholders}) ON CONFLICT DO NOTHING`, keyValues(record));
+        copiedKeys += result.rowCount ?? 0;
+      }
+      let copiedAccounts = 0;
+      for (const record of accounts) {
+        const result = await client.query('INSERT INTO igw_accounts (id, plan, energy, credits, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [
+          record.id,
+          record.plan,
+          balanceValue(record.energy),
+          balanceValue(record.credits),
+          record.created_at,
+        ]);
+        copiedAccounts += result.rowCount ?? 0;
+      }
+      const first = await client.query("INSERT INTO igw_imports (data_dir, part) VALUES ($1, 'request_log') ON CONFLICT DO NOTHING", [origin]);
+      let copiedLines = 0;
+      if (first.rowCount === 1) {
+        for (let start = 0; start < lines.length; start += LOG_BATCH) copiedLines += await insertRequestLines(client, lines.slice(start, start + LOG_BATCH));
+      }
+      await client.query('COMMIT');
+      return {
+        data_dir: origin,
+        copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines },
+        skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines },
+        not_copied: NOT_SHARED_YET,
+      };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await lock.release();
+  }
+}
