@@ -7,7 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { renderError } from '../errors/render.js';
 import type { CallLog, RequestCall } from '../http/request-call.js';
 import type { GatewayRoute } from '../http/routes.js';
-import { appendLog } from '../http/server.js';
+import { appendLog } from '../http/request-log-line.js';
 
 /**
  * Stands in for the node:http response of a live request: records what the endpoint handler

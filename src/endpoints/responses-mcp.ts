@@ -1,7 +1,7 @@
 import { requireScope } from '../auth/scopes.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { RequestCall } from '../http/request-call.js';
-import { appendLog } from '../http/server.js';
+import { appendLog } from '../http/request-log-line.js';
 import { checkMcpUrl, guardedFetch, RefusedMcpUrl } from '../mcp/guarded-fetch.js';
 import { UpstreamMcpServer, type UpstreamTool } from '../mcp/upstream-server.js';
 import { validateToolArguments } from '../tools/validate-arguments.js';
