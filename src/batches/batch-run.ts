@@ -11,11 +11,18 @@ import type { BatchRepository } from './batch-repository.js';
 import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { ResultsLog, type OutputLine, type RowResult } from './results-log.js';
-import type { RunBatchRow } from './row-runner.js';
 import type { Semaphore } from './semaphore.js';
 
+/**
+ * Runs one row's body on its endpoint, in process and without HTTP: the endpoint's `execute`
+ * (issue 18), a port wired at the composition root (app/gateway.ts). Same validation, routing, billing and request-log
+ * line as a live request; the answer is {status, body} (success or error envelope).
+ */
+export type RowExecute = (body: unknown, principal: Principal, signal: AbortSignal) => Promise<{ status: number; body: unknown; requestId: string }>;
+
 export interface BatchRunDeps {
-  runRow: RunBatchRow;
+  /** The endpoint's execute; undefined only if the gateway does not serve it (the batch then fails). */
+  execute: RowExecute | undefined;
   tasks: TaskBoard;
   clock: Clock;
   ids: IdGenerator;
@@ -160,7 +167,8 @@ export class BatchRun {
 
   /** Streams the input and runs every row not yet done, at most `concurrency` at a time overall. */
   private async runRows(): Promise<void> {
-    const { files } = this.deps;
+    const { files, execute } = this.deps;
+    if (execute === undefined) throw new GatewayError('VALIDATION_4007', `The endpoint ${this.record.endpoint} is not served by this gateway.`);
     const input = await files.get(this.record.account, this.record.input_file_id);
     if (input === undefined) throw new GatewayError('INFERENCE_3302', `The input file ${this.record.input_file_id} was deleted before the batch finished.`);
     const source = files.openRead(input);
@@ -183,7 +191,7 @@ export class BatchRun {
           released = true;
           this.deps.semaphore.release();
         };
-        const task = this.runRow(row, release).finally(() => {
+        const task = this.runRow(execute, row, release).finally(() => {
           release();
           inFlight.delete(task);
         });
@@ -199,13 +207,13 @@ export class BatchRun {
     return { keyId: this.record.key_id, account: this.record.account, scopes: this.record.scopes, vaultAccess: false };
   }
 
-  private async runRow(row: BatchRow, callDone: () => void): Promise<void> {
+  private async runRow(execute: RowExecute, row: BatchRow, callDone: () => void): Promise<void> {
     const { ids } = this.deps;
     let out: OutputLine;
     if (row.body['stream'] === true) {
       out = errorLine(ids, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
     } else {
-      const result = await this.deps.runRow(this.record.endpoint, this.principal(), row.body, this.abort.signal);
+      const result = await execute(row.body, this.principal(), this.abort.signal);
       const failed = result.status >= 400;
       // Abandoned by a stop: not done, so it runs again on resume (or is listed as not run).
       if (failed && this.abort.signal.aborted) return;

@@ -12,10 +12,9 @@ import type { Logger } from '../util/logger.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type BatchEndpoint, type BatchRecord } from './batch-record.js';
 import { BatchRepository } from './batch-repository.js';
 import { completionWindowSeconds } from './completion-window.js';
-import { BatchRun } from './batch-run.js';
+import { BatchRun, type RowExecute } from './batch-run.js';
 import { countValidRows, MAX_BATCH_FILE_BYTES } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
-import type { RunBatchRow } from './row-runner.js';
 import { Semaphore } from './semaphore.js';
 
 export interface BatchServiceDeps {
@@ -30,8 +29,8 @@ export interface BatchServiceDeps {
 
 /** What the runner needs once the gateway is up, wired by the composition root (app/gateway.ts). */
 export interface BatchPorts {
-  /** Runs one row as its endpoint would (today batches/in-process-call.ts via app/batch-row-runner.ts). */
-  runRow: RunBatchRow;
+  /** Each batchable endpoint's execute (endpoints/batch-executes.ts); a missing one fails its batches. */
+  executes: Partial<Record<BatchEndpoint, RowExecute>>;
   /** The `igw serve` dashboard's task list. */
   tasks: TaskBoard;
 }
@@ -55,8 +54,9 @@ export function maxLineBytes(config: Config): number {
 
 /**
  * Batches (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
- * Created with the stores; start() hands it its ports (how a row runs, where progress shows) and
- * resumes batches a previous process left active.
+ * Created with the stores; start() hands it its ports (each batchable endpoint's `execute`: rows
+ * run the very pipeline of live requests, without HTTP; where progress shows) and resumes batches
+ * a previous process left active.
  */
 export class BatchService {
   private readonly runs = new Map<string, BatchRun>();
@@ -99,7 +99,7 @@ export class BatchService {
   private launch(record: BatchRecord): void {
     if (this.ports === null || this.closed || this.runs.has(record.id)) return;
     const run = new BatchRun(record, {
-      runRow: this.ports.runRow,
+      execute: this.ports.executes[record.endpoint],
       tasks: this.ports.tasks,
       clock: this.deps.clock,
       ids: this.deps.ids,

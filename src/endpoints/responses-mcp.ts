@@ -1,7 +1,7 @@
 import { requireScope } from '../auth/scopes.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { RequestCall } from '../http/request-call.js';
-import { appendLog } from '../http/request-log-line.js';
+import { requestLogEntry } from '../inference/index.js';
 import { checkMcpUrl, guardedFetch, RefusedMcpUrl } from '../mcp/guarded-fetch.js';
 import { UpstreamMcpServer, type UpstreamTool } from '../mcp/upstream-server.js';
 import { validateToolArguments } from '../tools/validate-arguments.js';
@@ -191,7 +191,10 @@ async function callTool(call: RequestCall, entry: McpServerTools, tool: Upstream
     log.error_code = error.code;
     return { error: error.message };
   } finally {
-    appendLog(call.app, call.requestId, '/v1/responses', call, log, status, call.app.clock.now() - started);
+    const now = call.app.clock.now();
+    const entry = requestLogEntry(now, call.requestId, '/v1/responses', { keyId: call.principal.keyId, account: call.account.id }, log, status, now - started);
+    call.app.store.requestLog.append(entry);
+    call.app.activity.recordRequest(entry);
   }
 }
 

@@ -13,7 +13,7 @@ import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
-import { appendLog, type LoggedIdentity } from './request-log-line.js';
+import { requestLogEntry } from '../inference/log.js';
 
 export interface RunningServer {
   server: Server;
@@ -125,7 +125,9 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       const account = app.store.accounts.get(principal.account);
       if (account === undefined) throw new GatewayError('AUTH_1008', `Invalid API key: its account "${principal.account}" no longer exists.`);
       const { name: planName, plan } = app.ledger.plan(account);
-      Object.assign(headers, rateLimitHeaders(app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now())));
+      const limited = app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now());
+      // In memory the answer is immediate (no promise, no await); with Redis it is a round trip.
+      Object.assign(headers, rateLimitHeaders(limited instanceof Promise ? await limited : limited));
       if (route.scope !== null) requireScope(principal.scopes, route.scope);
       // Spec "Authentication" §7: vector stores also need the key's vault access flag.
       if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
@@ -141,7 +143,11 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     } finally {
       const finish = () => {
         try {
-          appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt, identity);
+          const now = app.clock.now();
+          const caller = { keyId: call?.principal.keyId ?? identity?.keyId ?? null, account: call?.account.id ?? identity?.account ?? null };
+          const entry = requestLogEntry(now, requestId, routePath ?? splitTarget(request.url).pathname, caller, log, response.statusCode, now - startedAt);
+          app.store.requestLog.append(entry);
+          app.activity.recordRequest(entry);
         } catch (error) {
           app.logger.error('request log append failed', { request_id: requestId, error: String(error) });
         }
@@ -238,6 +244,12 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       await closed;
     },
   };
+}
+
+/** Who a request was, when it got as far as presenting a valid key. */
+interface LoggedIdentity {
+  keyId: string;
+  account: string;
 }
 
 /** The answer to a request Node's HTTP parser refused, written straight to the socket. */

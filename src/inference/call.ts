@@ -53,6 +53,22 @@ export async function peek<T>(stream: AsyncIterable<T>): Promise<PeekedStream<T>
   return { iterator, first: await iterator.next() };
 }
 
+/** A stream read one batch per upstream read (ProviderAdapter.chatStreamBatches), its first batch in hand. */
+export interface PeekedBatches<T> {
+  batches: true;
+  iterator: AsyncIterator<readonly T[]>;
+  first: IteratorResult<readonly T[]>;
+}
+
+/** What the driver runs: items one at a time, or one batch per upstream read. */
+export type StreamSource<T> = PeekedStream<T> | PeekedBatches<T>;
+
+/** `peek` for a batched stream: the first batch is awaited inside the attempt, like the first chunk. */
+export async function peekBatches<T>(stream: AsyncIterable<readonly T[]>): Promise<PeekedBatches<T>> {
+  const iterator = stream[Symbol.asyncIterator]();
+  return { batches: true, iterator, first: await iterator.next() };
+}
+
 /** Items already in hand as a stream source (a blueprint's direct answer enters the driver this way). */
 export function peekedOf<T>(items: readonly T[]): PeekedStream<T> {
   let position = 0;

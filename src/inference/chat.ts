@@ -4,7 +4,7 @@ import type { CandidateRoute } from '../routing/select.js';
 import { countChatPromptTokens } from '../tokens/tokenizer.js';
 import type { ChatChunk, ChatRequest, ChatResponse, ChatUsage } from '../translate/chat/types.js';
 import type { GatewayError } from '../errors/gateway-error.js';
-import { callWithFallback, peek, peekedOf, type CallExtras, type PeekedStream, type RouteCall } from './call.js';
+import { callWithFallback, peek, peekBatches, peekedOf, type CallExtras, type PeekedStream, type RouteCall, type StreamSource } from './call.js';
 import { directChunks, directCompletion, type DirectMeta } from './direct.js';
 import { committedFailure } from './failure.js';
 import { consumptionOf, meterCall, type Metering } from './meter.js';
@@ -99,7 +99,7 @@ export interface DrivenChat {
 /** A hub stream whose first chunk has arrived; `drive` runs it through the one driver. */
 export interface OpenedChat extends Served {
   native?: undefined;
-  stream: PeekedStream<ChatChunk>;
+  stream: StreamSource<ChatChunk>;
   /**
    * Drives the stream into `sink` (the surface mapper and writer) through the usage tap and the
    * output railguards (`choices`: how many choices the surface shows; all blocked = stop early).
@@ -126,16 +126,18 @@ export type NativeStream<E> = (route: RouteCall) => (() => AsyncIterable<E>) | u
 export async function openChat(scope: InferenceScope, plan: ChatPlan, requestOverrides?: Partial<ChatRequest>): Promise<OpenedChat>;
 export async function openChat<E>(scope: InferenceScope, plan: ChatPlan, requestOverrides: Partial<ChatRequest>, native: NativeStream<E>): Promise<OpenedChat | OpenedNative<E>>;
 export async function openChat<E>(scope: InferenceScope, plan: ChatPlan, requestOverrides: Partial<ChatRequest> = {}, native?: NativeStream<E>): Promise<OpenedChat | OpenedNative<E>> {
-  let served: Served & { stream: PeekedStream<ChatChunk> };
+  let served: Served & { stream: StreamSource<ChatChunk> };
   if (plan.direct !== undefined) {
     served = { candidate: plan.target.candidates[0]!, direct: plan.direct, stream: peekedOf(directChunks(plan.direct, directMeta(plan))) };
   } else {
     const request = { ...plan.request, ...requestOverrides, stream: true as const };
-    const { result, candidate } = await callWithFallback(scope, plan.target.candidates, { ...plan.target.hints, ...plan.extras }, async (route): Promise<{ native: PeekedStream<E> } | { hub: PeekedStream<ChatChunk> }> => {
+    const { result, candidate } = await callWithFallback(scope, plan.target.candidates, { ...plan.target.hints, ...plan.extras }, async (route): Promise<{ native: PeekedStream<E> } | { hub: StreamSource<ChatChunk> }> => {
       const nativeStream = native?.(route);
       if (nativeStream !== undefined) return { native: await peek(nativeStream()) };
       plan.beforeHub?.();
-      return { hub: await peek(route.adapter.chatStream(request, route.context)) };
+      // One batch per upstream read where the adapter can tell reads apart (issue 18 item 3).
+      const { adapter, context } = route;
+      return { hub: adapter.chatStreamBatches === undefined ? await peek(adapter.chatStream(request, context)) : await peekBatches(adapter.chatStreamBatches(request, context)) };
     });
     if ('native' in result) {
       const stream = result.native;

@@ -37,7 +37,7 @@
  * The pipeline knows hub types, catalog, routing, billing and providers — nothing of http/ or
  * of any surface (endpoints map hub results to their wire and write them).
  */
-export { callWithFallback, peek, peekedOf, type CallExtras, type PeekedStream, type RouteCall } from './call.js';
+export { callWithFallback, peek, peekBatches, peekedOf, type CallExtras, type PeekedBatches, type PeekedStream, type RouteCall, type StreamSource } from './call.js';
 export { completeChat, meterServed, openChat, type ChatPlan, type CompletedChat, type CompletedNative, type DrivenChat, type NativeCall, type NativeStream, type OpenedChat, type OpenedNative, type Served } from './chat.js';
 export { directChunks, directCompletion, type DirectMeta } from './direct.js';
 export { committedFailure } from './failure.js';

@@ -1,4 +1,4 @@
-import type { PeekedStream } from './call.js';
+import type { StreamSource } from './call.js';
 import type { StreamTransform, UsageTap } from './transforms/transform.js';
 
 /**
@@ -28,29 +28,37 @@ export interface DriveResult {
  * turns, native pass-throughs, blueprint direct answers). It owns iteration, backpressure,
  * abort and early stop: each upstream item goes to the usage tap, through the transforms, and to
  * the sink; when the caller aborts the loop stops; when a transform can pass nothing more the
- * upstream is stopped at once; at the end the transforms release what they held back. It never
- * throws: a failure is returned for the caller to meter and report on its own wire.
+ * upstream is stopped at once; at the end the transforms release what they held back. A batched
+ * source costs one async step per upstream read, not per item (issue 18 item 3); the checks
+ * still run per item. It never throws: a failure is returned for the caller to meter and report
+ * on its own wire.
  */
-export async function driveStream<T>(signal: AbortSignal, stream: PeekedStream<T>, sink: StreamSink<T>, options: DriveOptions<T> = {}): Promise<DriveResult> {
+export async function driveStream<T>(signal: AbortSignal, stream: StreamSource<T>, sink: StreamSink<T>, options: DriveOptions<T> = {}): Promise<DriveResult> {
   const { tap, transforms = [] } = options;
   let items = 0;
+  const nextBatch = async (): Promise<IteratorResult<readonly T[]>> => {
+    if ('batches' in stream) return stream.iterator.next();
+    const step = await stream.iterator.next();
+    return step.done === true ? step : { done: false, value: [step.value] };
+  };
   try {
-    let step = stream.first;
-    while (step.done !== true) {
-      const item = step.value;
-      items += 1;
-      tap?.observe(item);
-      if (passes(item, transforms)) {
-        const pushback = sink(item);
-        if (pushback !== undefined) await pushback;
+    let step: IteratorResult<readonly T[]> = 'batches' in stream ? stream.first : stream.first.done === true ? stream.first : { done: false, value: [stream.first.value] };
+    reading: while (step.done !== true) {
+      for (const item of step.value) {
+        items += 1;
+        tap?.observe(item);
+        if (passes(item, transforms)) {
+          const pushback = sink(item);
+          if (pushback !== undefined) await pushback;
+        }
+        if (signal.aborted) break reading;
+        if (transforms.some((transform) => transform.exhausted)) {
+          // Nothing more will be sent: stop the upstream now rather than read it to the end.
+          await stream.iterator.return?.();
+          break reading;
+        }
       }
-      if (signal.aborted) break;
-      if (transforms.some((transform) => transform.exhausted)) {
-        // Nothing more will be sent: stop the upstream now rather than read it to the end.
-        await stream.iterator.return?.();
-        break;
-      }
-      step = await stream.iterator.next();
+      step = await nextBatch();
     }
     if (!signal.aborted && items > 0) {
       for (let index = 0; index < transforms.length; index += 1) {

@@ -33,15 +33,17 @@ export class SseOverflowError extends Error {
 }
 
 /**
- * Bytes → SSE events. eventsource-parser does the framing (comments such as
- * `: OPENROUTER PROCESSING`, CRLF or CR line ends, events split across reads); a streaming
- * TextDecoder keeps multi-byte characters that straddle two reads intact. Stops at
- * `data: [DONE]` (nothing after it is yielded) and reports through the generator's return value whether it saw it, so a
- * truncated upstream can be told from a finished one.
+ * Bytes → SSE events, one batch per upstream read (every event that read completed), so a
+ * consumer pays one async step per read instead of one per event (issue 18 item 3).
+ * eventsource-parser does the framing (comments such as `: OPENROUTER PROCESSING`, CRLF or CR
+ * line ends, events split across reads); a streaming TextDecoder keeps multi-byte characters that
+ * straddle two reads intact. Stops at `data: [DONE]` (nothing after it is yielded) and reports
+ * through the generator's return value whether it saw it, so a truncated upstream can be told
+ * from a finished one. A read that completes no event yields nothing.
  */
-export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDecodeOptions = {}): AsyncGenerator<SseEvent, SseEnd, undefined> {
+export async function* decodeSseBatches(body: AsyncIterable<Uint8Array>, options: SseDecodeOptions = {}): AsyncGenerator<SseEvent[], SseEnd, undefined> {
   const decoder = new TextDecoder('utf-8');
-  const pending: SseEvent[] = [];
+  let pending: SseEvent[] = [];
   const maxBufferChars = options.maxBufferChars ?? DEFAULT_MAX_BUFFER_CHARS;
   let overflow = false;
   const parser = createParser({
@@ -59,15 +61,15 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDe
     if (overflow) throw new SseOverflowError(maxBufferChars);
   };
 
-  // Yields what the parser produced; true when the [DONE] sentinel was among it.
-  function* drain(): Generator<SseEvent, boolean> {
-    while (pending.length > 0) {
-      const event = pending.shift() as SseEvent;
-      if (event.data.trim() === '[DONE]') return true;
-      yield event;
-    }
-    return false;
-  }
+  // What the parser produced, up to the [DONE] sentinel (done: it was among it).
+  const take = (): { events: SseEvent[]; done: boolean } => {
+    const events = pending;
+    pending = [];
+    const doneAt = events.findIndex((event) => event.data.trim() === '[DONE]');
+    if (doneAt === -1) return { events, done: false };
+    events.length = doneAt;
+    return { events, done: true };
+  };
 
   let sawDone = false;
   try {
@@ -76,7 +78,9 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDe
       // its end lets the pool reuse the keep-alive socket instead of closing it.
       if (sawDone) continue;
       feed(decoder.decode(bytes, { stream: true }));
-      sawDone = yield* drain();
+      const { events, done } = take();
+      sawDone = done;
+      if (events.length > 0) yield events;
     }
   } catch (error) {
     if (!sawDone) throw error;
@@ -86,5 +90,25 @@ export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDe
   // Some servers end the last event without its blank line (or even without a newline): a
   // complete `data:` line still counts. A line cut mid-way then surfaces as malformed data.
   feed(`${decoder.decode()}\n\n`);
-  return { sawDone: yield* drain() };
+  const { events, done } = take();
+  if (events.length > 0) yield events;
+  return { sawDone: done };
+}
+
+/** The same events one at a time (decodeSseBatches flattened). */
+export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDecodeOptions = {}): AsyncGenerator<SseEvent, SseEnd, undefined> {
+  const batches = decodeSseBatches(body, options);
+  let finished = false;
+  try {
+    for (;;) {
+      const step = await batches.next();
+      if (step.done === true) {
+        finished = true;
+        return step.value;
+      }
+      yield* step.value;
+    }
+  } finally {
+    if (!finished) await batches.return({ sawDone: false });
+  }
 }

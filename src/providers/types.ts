@@ -127,6 +127,11 @@ export interface ProviderAdapter {
   chat(request: ChatRequest, context: CallContext): Promise<ChatResponse>;
   /** Yields hub chunks as they arrive; the last chunk carries usage when the upstream reports it. */
   chatStream(request: ChatRequest, context: CallContext): AsyncIterable<ChatChunk>;
+  /**
+   * The same stream, one batch of chunks per upstream read (issue 18 item 3): kinds whose decoder
+   * can tell reads apart implement it and the pipeline's driver prefers it.
+   */
+  chatStreamBatches?(request: ChatRequest, context: CallContext): AsyncIterable<ChatChunk[]>;
   embed?(request: EmbeddingsRequest, context: CallContext): Promise<EmbeddingsResult>;
   rerank?(request: RerankRequest, context: CallContext): Promise<RerankResult>;
   generateImages?(request: ImageRequest, context: CallContext): Promise<ImageResult>;

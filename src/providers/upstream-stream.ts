@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { classifyUpstreamStatus } from '../errors/classify-upstream.js';
 import type { UpstreamHttpClient } from './http-client.js';
-import { decodeSse } from './sse-decode.js';
+import { decodeSseBatches } from './sse-decode.js';
 
 /** How one provider kind reads its own error shapes inside a stream. */
 export interface StreamDialect {
@@ -20,18 +20,20 @@ export interface UpstreamEvent {
 }
 
 /**
- * POSTs a streaming request and yields its SSE events as parsed JSON, one at a time; returns
- * whether the `[DONE]` sentinel arrived. Shared by every provider kind that streams SSE:
- * non-2xx statuses are classified, a JSON answer to a streaming request is refused, transport
- * failures go through `dialect.failure`, and stopping early releases the upstream socket.
+ * POSTs a streaming request and yields its SSE events as parsed JSON, one batch per upstream
+ * read (issue 18 item 3: one async step per read, not per event); returns whether the `[DONE]`
+ * sentinel arrived. Shared by every provider kind that streams SSE: non-2xx statuses are
+ * classified, a JSON answer to a streaming request is refused, transport failures go through
+ * `dialect.failure`, and stopping early releases the upstream socket. An event that is not
+ * valid JSON ends the stream after the events before it (they are yielded first).
  */
-export async function* upstreamEvents(
+export async function* upstreamEventBatches(
   httpClient: UpstreamHttpClient,
   url: string,
   body: unknown,
   options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
   dialect: StreamDialect,
-): AsyncGenerator<UpstreamEvent, { sawDone: boolean }> {
+): AsyncGenerator<UpstreamEvent[], { sawDone: boolean }> {
   let response;
   try {
     response = await httpClient.postStream(url, body, options);
@@ -55,24 +57,59 @@ export async function* upstreamEvents(
   // The idle timeout counts complete events (and keep-alive comment lines), not bytes: it runs
   // only while we wait for the next one, so a trickle of bytes cannot hold the stream open.
   const { idle } = response;
-  const events = decodeSse(response.body, { onComment: () => idle.progress() });
+  const batches = decodeSseBatches(response.body, { onComment: () => idle.progress() });
   try {
     for (;;) {
       let step;
       idle.arm();
       try {
-        step = await events.next();
+        step = await batches.next();
       } catch (error) {
         throw dialect.failure(error);
       } finally {
         idle.disarm();
       }
       if (step.done === true) return step.value;
-      yield { event: step.value.event, payload: parseEventData(step.value.data, step.value.event, dialect) };
+      const parsed: UpstreamEvent[] = [];
+      let broken: unknown;
+      for (const event of step.value) {
+        try {
+          parsed.push({ event: event.event, payload: parseEventData(event.data, event.event, dialect) });
+        } catch (error) {
+          broken = error;
+          break;
+        }
+      }
+      if (parsed.length > 0) yield parsed;
+      if (broken !== undefined) throw broken;
     }
   } finally {
     // Stopping early (consumer gone, error) releases the upstream socket.
-    await events.return({ sawDone: false }).catch(() => undefined);
+    await batches.return({ sawDone: false }).catch(() => undefined);
+  }
+}
+
+/** The same events one at a time (upstreamEventBatches flattened). */
+export async function* upstreamEvents(
+  httpClient: UpstreamHttpClient,
+  url: string,
+  body: unknown,
+  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
+  dialect: StreamDialect,
+): AsyncGenerator<UpstreamEvent, { sawDone: boolean }> {
+  const batches = upstreamEventBatches(httpClient, url, body, options, dialect);
+  let finished = false;
+  try {
+    for (;;) {
+      const step = await batches.next();
+      if (step.done === true) {
+        finished = true;
+        return step.value;
+      }
+      yield* step.value;
+    }
+  } finally {
+    if (!finished) await batches.return({ sawDone: false });
   }
 }
 

@@ -1,4 +1,4 @@
-import { upstreamEvents } from '../upstream-stream.js';
+import { upstreamEventBatches, upstreamEvents } from '../upstream-stream.js';
 import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
@@ -111,6 +111,46 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
     }
   }
 
+  /** Chat stream, one batch of hub chunks per upstream read (ProviderAdapter.chatStreamBatches). */
+  async function* streamChatBatches(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk[]> {
+    const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
+    const normalizer = new ChunkNormalizer(fallbacks(context));
+    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+      providerId,
+      failure: (error) => failure(error, context),
+      // The normalizer classifies `{error}` payloads.
+      errorPayload: (text) => ({ error: { message: text } }),
+      errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
+    });
+    try {
+      for (;;) {
+        const step = await batches.next();
+        if (step.done === true) {
+          const last = normalizer.end(step.value.sawDone);
+          if (last.length > 0) yield last;
+          return;
+        }
+        // One upstream read → the hub chunks of its events, passed on at once (no buffering);
+        // an event the normalizer refuses ends the stream after the chunks before it.
+        const chunks: ChatChunk[] = [];
+        let broken: unknown;
+        for (const event of step.value) {
+          try {
+            chunks.push(...normalizer.push(event.payload, event.event));
+          } catch (error) {
+            broken = error;
+            break;
+          }
+        }
+        if (chunks.length > 0) yield chunks;
+        if (broken !== undefined) throw broken;
+      }
+    } finally {
+      // A consumer that stops early must release the upstream socket too.
+      await batches.return({ sawDone: false });
+    }
+  }
+
   const nativeResponses: Pick<ProviderAdapter, 'responses' | 'responsesStream'> =
     options.responsesApi === true
       ? {
@@ -132,30 +172,10 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
       return normalizeChatResponse(await postJson('/chat/completions', body, context), fallbacks(context));
     },
 
+    chatStreamBatches: streamChatBatches,
+
     async *chatStream(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk> {
-      const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
-      const normalizer = new ChunkNormalizer(fallbacks(context));
-      const events = upstreamEvents(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
-        providerId,
-        failure: (error) => failure(error, context),
-        // The normalizer classifies `{error}` payloads.
-        errorPayload: (text) => ({ error: { message: text } }),
-        errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
-      });
-      try {
-        for (;;) {
-          const step = await events.next();
-          if (step.done === true) {
-            yield* normalizer.end(step.value.sawDone);
-            return;
-          }
-          // One upstream event → its hub chunks, passed on at once (no buffering).
-          yield* normalizer.push(step.value.payload, step.value.event);
-        }
-      } finally {
-        // A consumer that stops early must release the upstream socket too.
-        await events.return({ sawDone: false });
-      }
+      for await (const chunks of streamChatBatches(request, context)) yield* chunks;
     },
 
     transcribe(request: TranscriptionRequest, context: CallContext): Promise<TranscriptionResult> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { driveStream, peek, type StreamTransform } from '../../../src/inference/index.js';
+import { driveStream, peek, peekBatches, type StreamSource, type StreamTransform } from '../../../src/inference/index.js';
 
 /** A transform that drops odd numbers, holds back the number 4 until the end, and is exhausted at `stopAt`. */
 class Evens implements StreamTransform<number> {
@@ -30,8 +30,24 @@ async function* numbers(count: number, failAt?: number, onReturn?: () => void): 
   }
 }
 
-/** Stage "drive the stream": what reaches the sink, in what order, and how the stream ends. */
-describe('driveStream', () => {
+/** The same items, two per batch (one batch per upstream read). */
+async function* pairs(items: AsyncGenerator<number>): AsyncGenerator<number[]> {
+  let batch: number[] = [];
+  try {
+    for await (const item of items) {
+      batch.push(item);
+      if (batch.length === 2) yield batch.splice(0);
+    }
+  } catch (error) {
+    if (batch.length > 0) yield batch;
+    batch = [];
+    throw error;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Stage "drive the stream": what reaches the sink, in what order, and how the stream ends — item by item or batched. */
+describe.each([false, true])('driveStream (batched: %s)', (batched) => {
   it.each([
     { name: 'everything passes without transforms', count: 5, transforms: false, stopAt: undefined, failAt: undefined, abortAt: undefined, sent: [1, 2, 3, 4, 5], observed: 5, failed: false, aborted: false },
     { name: 'transforms drop and hold back; held items come last', count: 6, transforms: true, stopAt: undefined, failAt: undefined, abortAt: undefined, sent: [2, 6, 4], observed: 6, failed: false, aborted: false },
@@ -43,7 +59,8 @@ describe('driveStream', () => {
     let returned = false;
     const seen: number[] = [];
     const received: number[] = [];
-    const stream = await peek(numbers(count, failAt, () => (returned = true)));
+    const source = numbers(count, failAt, () => (returned = true));
+    const stream: StreamSource<number> = batched ? await peekBatches(pairs(source)) : await peek(source);
     const result = await driveStream(
       abort.signal,
       stream,
