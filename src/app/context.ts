@@ -1,5 +1,5 @@
 import type { Activity } from './activity.js';
-import type { RateLimiter } from '../auth/rate-limit.js';
+import type { RequestRateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { BatchService } from '../batches/batch-service.js';
@@ -24,7 +24,8 @@ export interface AppContext {
   /** Per-route cooldowns and latency, shared by every request of this gateway. */
   routeHealth: RouteHealth;
   ledger: Ledger;
-  rateLimiter: RateLimiter;
+  /** Per-key requests per minute: in memory, or in Redis with `redis.url` (exact across instances). */
+  rateLimiter: RequestRateLimiter;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;

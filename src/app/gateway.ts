@@ -13,6 +13,7 @@ import { describeConfigSource, type Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
 import { startControlServer } from '../control/socket-server.js';
+import { batchExecutes } from '../endpoints/batch-executes.js';
 import { startHttpServer } from '../http/server.js';
 import { PUBLIC_ROUTES, ROUTES } from '../http/routes.js';
 import { ProviderRegistry } from '../providers/registry.js';
@@ -21,6 +22,8 @@ import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
 import { NOT_SHARED_YET } from '../store/postgres/postgres-store.js';
 import { openStore } from '../store/store.js';
+import { openSharedLimits } from '../store/redis/shared-limits.js';
+import type { RequestLogEntry } from '../store/request-log.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
 import { systemTimers, type Timers } from '../util/timers.js';
@@ -86,14 +89,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const mcpServers = new UpstreamMcpServers(options.config.mcp_servers, logger, VERSION);
     // After the HTTP server stopped (cleanups run in reverse): local MCP servers are stopped last.
     cleanups.push(() => mcpServers.close());
+    const routeHealth = new RouteHealth(clock);
+    // Team mode: rate limits and route cooldowns in Redis when the config names one.
+    const sharedLimits = options.config.redis === undefined ? null : await openSharedLimits(options.config.redis.url, routeHealth, logger);
+    if (sharedLimits !== null) cleanups.push(() => sharedLimits.close());
     const app: AppContext = {
       config: options.config,
       store,
       catalog: new Catalog(options.config),
       providers,
-      routeHealth: new RouteHealth(clock),
+      routeHealth,
       ledger: new Ledger(options.config, store.accounts),
-      rateLimiter: new RateLimiter(),
+      rateLimiter: sharedLimits?.rateLimiter ?? new RateLimiter(),
       clock,
       ids,
       logger,
@@ -113,7 +120,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       app.metrics = metrics;
     }
     await vectorStores.start(app, documentTools(app));
-    batches.start(app, ROUTES);
+    // Batch rows run each endpoint's execute (no HTTP); their request-log lines go where a live request's do.
+    const recordLog = (entry: RequestLogEntry) => {
+      store.requestLog.append(entry);
+      app.activity.recordRequest(entry);
+    };
+    batches.start(app, batchExecutes({ ...app, accounts: store.accounts, vault: store.vault, recordLog }));
     const storageSettlement = await StorageSettlement.open({
       dataDir: options.dataDir,
       config: options.config,

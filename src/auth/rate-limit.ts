@@ -23,6 +23,22 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   };
 }
 
+/**
+ * What the request path needs from a rate limiter. The in-memory one answers synchronously (no
+ * promise on the hot path); the Redis one (team mode, exact across instances) answers with a promise.
+ */
+export interface RequestRateLimiter {
+  take(keyId: string, limit: number, nowMs: number): RateLimitState | Promise<RateLimitState>;
+}
+
+/** AUTH_1028 with Retry-After (whole seconds until the window resets), DESIGN §5. */
+export function rateLimitExceeded(limit: number, resetMs: number): GatewayError {
+  const state = { limit, remaining: 0, resetMs };
+  return new GatewayError('AUTH_1028', `Rate limit of ${limit} requests per minute reached for this key; retry in ${Math.ceil(resetMs / 1000)}s.`, { limit }, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(resetMs / 1000))), ...rateLimitHeaders(state) },
+  });
+}
+
 interface Window {
   startedAt: number;
   count: number;
@@ -32,7 +48,7 @@ interface Window {
  * Per-key requests per minute (DESIGN §5): a fixed one-minute window per key, in memory.
  * Over the limit → AUTH_1028 with Retry-After (whole seconds until the window resets).
  */
-export class RateLimiter {
+export class RateLimiter implements RequestRateLimiter {
   private readonly windows = new Map<string, Window>();
   private readonly windowMs = 60_000;
 
@@ -44,12 +60,7 @@ export class RateLimiter {
       if (this.windows.size > 10_000) this.sweep(nowMs);
     }
     const resetMs = window.startedAt + this.windowMs - nowMs;
-    if (window.count >= limit) {
-      const state = { limit, remaining: 0, resetMs };
-      throw new GatewayError('AUTH_1028', `Rate limit of ${limit} requests per minute reached for this key; retry in ${Math.ceil(resetMs / 1000)}s.`, { limit }, {
-        headers: { 'retry-after': String(Math.max(1, Math.ceil(resetMs / 1000))), ...rateLimitHeaders(state) },
-      });
-    }
+    if (window.count >= limit) throw rateLimitExceeded(limit, resetMs);
     window.count += 1;
     return { limit, remaining: limit - window.count, resetMs };
   }

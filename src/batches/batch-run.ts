@@ -3,20 +3,25 @@ import type { AppContext } from '../app/context.js';
 import type { Principal } from '../auth/authenticate.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { FileStore } from '../files/file-store.js';
-import type { GatewayRoute } from '../http/routes.js';
 import type { BatchRecord, BatchStatus } from './batch-record.js';
 import type { BatchRepository } from './batch-repository.js';
-import { callInProcess } from './in-process-call.js';
 import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { ResultsLog, type OutputLine, type RowResult } from './results-log.js';
 import type { Semaphore } from './semaphore.js';
 import type { TaskHandle } from '../app/activity.js';
 
+/**
+ * Runs one row's body on its endpoint, in process and without HTTP: the endpoint's `execute`
+ * (issue 18), wired at the composition root. Same validation, routing, billing and request-log
+ * line as a live request; the answer is {status, body} (success or error envelope).
+ */
+export type RowExecute = (body: unknown, principal: Principal, signal: AbortSignal) => Promise<{ status: number; body: unknown; requestId: string }>;
+
 export interface BatchRunDeps {
   app: AppContext;
-  /** The endpoint's route; undefined only if the route table lost it (the batch then fails). */
-  route: GatewayRoute | undefined;
+  /** The endpoint's execute; undefined only if the gateway does not serve it (the batch then fails). */
+  execute: RowExecute | undefined;
   repository: BatchRepository;
   files: FileStore;
   semaphore: Semaphore;
@@ -157,8 +162,8 @@ export class BatchRun {
 
   /** Streams the input and runs every row not yet done, at most `concurrency` at a time overall. */
   private async runRows(): Promise<void> {
-    const { files, route } = this.deps;
-    if (route === undefined) throw new GatewayError('VALIDATION_4007', `The endpoint ${this.record.endpoint} is not served by this gateway.`);
+    const { files, execute } = this.deps;
+    if (execute === undefined) throw new GatewayError('VALIDATION_4007', `The endpoint ${this.record.endpoint} is not served by this gateway.`);
     const input = await files.get(this.record.account, this.record.input_file_id);
     if (input === undefined) throw new GatewayError('INFERENCE_3302', `The input file ${this.record.input_file_id} was deleted before the batch finished.`);
     const source = files.openRead(input);
@@ -181,7 +186,7 @@ export class BatchRun {
           released = true;
           this.deps.semaphore.release();
         };
-        const task = this.runRow(route, row, release).finally(() => {
+        const task = this.runRow(execute, row, release).finally(() => {
           release();
           inFlight.delete(task);
         });
@@ -197,13 +202,13 @@ export class BatchRun {
     return { keyId: this.record.key_id, account: this.record.account, scopes: this.record.scopes, vaultAccess: false };
   }
 
-  private async runRow(route: GatewayRoute, row: BatchRow, callDone: () => void): Promise<void> {
+  private async runRow(execute: RowExecute, row: BatchRow, callDone: () => void): Promise<void> {
     const { app } = this.deps;
     let out: OutputLine;
     if (row.body['stream'] === true) {
       out = errorLine(app, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
     } else {
-      const result = await callInProcess(app, route, this.principal(), row.body, this.abort.signal);
+      const result = await execute(row.body, this.principal(), this.abort.signal);
       const failed = result.status >= 400;
       // Abandoned by a stop: not done, so it runs again on resume (or is listed as not run).
       if (failed && this.abort.signal.aborted) return;

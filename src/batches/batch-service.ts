@@ -5,7 +5,6 @@ import type { Principal } from '../auth/authenticate.js';
 import type { Config } from '../config/load.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { FileStore } from '../files/file-store.js';
-import type { GatewayRoute } from '../http/routes.js';
 import { ensureDataDir } from '../store/db.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
@@ -13,7 +12,7 @@ import type { Logger } from '../util/logger.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type BatchEndpoint, type BatchRecord } from './batch-record.js';
 import { BatchRepository } from './batch-repository.js';
 import { completionWindowSeconds } from './completion-window.js';
-import { BatchRun } from './batch-run.js';
+import { BatchRun, type RowExecute } from './batch-run.js';
 import { countValidRows, MAX_BATCH_FILE_BYTES } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { Semaphore } from './semaphore.js';
@@ -47,14 +46,15 @@ export function maxLineBytes(config: Config): number {
 
 /**
  * Batches (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
- * Created with the stores; start() hands it the app context and the route table (so rows run
- * through the very handlers of live requests) and resumes batches a previous process left active.
+ * Created with the stores; start() hands it the app context and each batchable endpoint's
+ * `execute` (rows run the very pipeline of live requests, without HTTP) and resumes batches a
+ * previous process left active.
  */
 export class BatchService {
   private readonly runs = new Map<string, BatchRun>();
   private readonly semaphore: Semaphore;
   private app: AppContext | null = null;
-  private routes: readonly GatewayRoute[] = [];
+  private executes: Partial<Record<BatchEndpoint, RowExecute>> = {};
   private closed = false;
   readonly folder: string;
 
@@ -82,9 +82,9 @@ export class BatchService {
   }
 
   /** Starts (or resumes) every batch that is not finished. */
-  start(app: AppContext, routes: readonly GatewayRoute[]): void {
+  start(app: AppContext, executes: Partial<Record<BatchEndpoint, RowExecute>>): void {
     this.app = app;
-    this.routes = routes;
+    this.executes = executes;
     for (const record of this.repository.all()) {
       if (ACTIVE_STATUSES.has(record.status)) this.launch(record);
     }
@@ -92,10 +92,9 @@ export class BatchService {
 
   private launch(record: BatchRecord): void {
     if (this.app === null || this.closed || this.runs.has(record.id)) return;
-    const route = this.routes.find((candidate) => candidate.method === 'POST' && candidate.path === record.endpoint);
     const run = new BatchRun(record, {
       app: this.app,
-      route,
+      execute: this.executes[record.endpoint],
       repository: this.repository,
       files: this.deps.files,
       semaphore: this.semaphore,

@@ -2,14 +2,11 @@ import { audioDurationSeconds } from '../audio/duration.js';
 import { AUDIO_CONTENT_TYPES, SNIFF_BYTES, sniffAudioFormat } from '../audio/sniff.js';
 import { renderSrt, renderVtt } from '../audio/subtitles.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
+import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson, sendText } from '../http/respond.js';
-import type { ProviderAdapter, TranscriptionRequest } from '../providers/types.js';
-import { tryRoutes } from '../routing/fallback.js';
-import type { CandidateRoute } from '../routing/select.js';
-import { meterCall, type Metering } from './shared/metering.js';
+import { callWithFallback, meterCall, resolveTarget, routesServing, type InferenceScope, type Metering } from '../inference/index.js';
+import type { TranscriptionRequest } from '../providers/types.js';
 import { receiveUpload, type Upload, type UploadedFile } from './shared/multipart-upload.js';
-import { fallbackOptions, prepareInference } from './shared/resolve.js';
 
 /** Spec limit: "Transcription file size 25 MB" (VALIDATION_4016). */
 export const MAX_TRANSCRIPTION_FILE_BYTES = 25 * 1024 * 1024;
@@ -42,7 +39,7 @@ export async function handleAudioTranscriptions(call: RequestCall): Promise<void
   });
   let send: () => void;
   try {
-    send = await transcribe(call, parseParams(upload));
+    send = await transcribe(call, inferenceScope(call), parseParams(upload));
   } finally {
     // Before answering: once the client has its answer, nothing of the upload is left on disk.
     await upload.cleanup();
@@ -98,26 +95,15 @@ function parseParams(upload: Upload): TranscriptionParams {
   return { model, file, responseFormat: responseFormat as ResponseFormat, upstream };
 }
 
-/** Calls the upstream and meters; returns the function that writes the answer. */
-async function transcribe(call: RequestCall, params: TranscriptionParams): Promise<() => void> {
-  const { resolved, candidates } = prepareInference(call, params.model, ['audio']);
-  const serving = candidates.filter((candidate) => {
-    try {
-      return typeof (call.app.providers.get(candidate.providerId) as ProviderAdapter).transcribe === 'function';
-    } catch {
-      return false;
-    }
-  });
-  if (serving.length === 0) throw new GatewayError('INFERENCE_3104', `No provider of model "${resolved.id}" serves audio transcriptions.`);
-  const { result, candidate } = await tryRoutes(serving, call.signal, (route: CandidateRoute) =>
-    timeUpstream(call, () =>
-      call.app.providers.get(route.providerId).transcribe!(params.upstream, { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId }),
-    ),
-  fallbackOptions(call));
+/** Pipeline (resolve, call with fallback over the routes that transcribe, meter); returns the function that writes the answer. */
+async function transcribe(call: RequestCall, scope: InferenceScope, params: TranscriptionParams): Promise<() => void> {
+  const target = resolveTarget(scope, params.model, ['audio']);
+  const serving = routesServing(scope, target.candidates, 'transcribe', 'audio transcriptions');
+  const { result, candidate } = await callWithFallback(scope, serving, target.hints, ({ adapter, context }) => adapter.transcribe!(params.upstream, context));
 
   // Billing per audio minute: the upstream's duration, else the file's own header.
   const duration = result.duration ?? (await audioDurationSeconds(params.file.path)) ?? 0;
-  const metering = meterCall(call, candidate, { inputTokens: 0, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: duration / 60 });
+  const metering = meterCall(scope, candidate, { inputTokens: 0, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: duration / 60 });
   const headers = responseHeaders(call, billingHeaders(metering, duration));
   const language = result.language ?? params.upstream.language ?? null;
   const segments = result.segments ?? (result.text === '' ? [] : [{ id: 0, start: 0, end: duration, text: result.text }]);

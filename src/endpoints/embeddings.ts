@@ -1,10 +1,10 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import { responseHeaders, timeUpstream, type RequestCall } from '../http/request-call.js';
+import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson, sendJsonText } from '../http/respond.js';
-import { tryRoutes } from '../routing/fallback.js';
+import { billingFields, callWithFallback, meterCall, resolveTarget, routesServing, type InferenceScope, type Metering } from '../inference/index.js';
+import type { EmbeddingsResult } from '../providers/types.js';
 import { countTokens, decodeTokens } from '../tokens/tokenizer.js';
-import { meterCall } from './shared/metering.js';
-import { fallbackOptions, prepareInference, routesServing } from './shared/resolve.js';
+import { executeAs, type Execute, type ExecuteDeps } from './shared/execute.js';
 import { embeddingsSchema } from './validation/embeddings-schema.js';
 import { parseRequest } from './validation/parse.js';
 
@@ -24,15 +24,27 @@ export function encodeBase64Vector(vector: readonly number[]): string {
   return buffer.toString('base64');
 }
 
-/** POST /v1/embeddings (spec "Embedding list"); price routing by default, :speed / preset quality override. */
-export async function handleEmbeddings(call: RequestCall): Promise<void> {
-  const body = parseRequest(embeddingsSchema, call.body);
+/** What one embeddings call produced, before it is written on any wire. */
+export interface EmbeddedAnswer {
+  /** The model name as the client sent it. */
+  model: string;
+  result: EmbeddingsResult;
+  metering: Metering;
+  base64: boolean;
+}
+
+/**
+ * Parse → pipeline (resolve with price routing by default — :speed or preset quality override it,
+ * routing/select.ts — capability checks, call with fallback over the routes that embed, meter).
+ */
+export async function runEmbeddings(scope: InferenceScope, raw: unknown): Promise<EmbeddedAnswer> {
+  const body = parseRequest(embeddingsSchema, raw);
   const texts = inputTexts(body.input);
   if (texts.length === 0 || texts.some((text) => text === '')) {
     throw new GatewayError('VALIDATION_4005', 'input must not be empty: send a non-empty string or a non-empty array of non-empty strings.', { field: 'input' });
   }
-  // Spec: price routing by default; :speed or preset quality override it (routing/select.ts).
-  const { resolved, candidates } = prepareInference(call, body.model, ['embeddings'], { order: 'price', preset: body.preset });
+  const target = resolveTarget(scope, body.model, ['embeddings'], { order: 'price', preset: body.preset });
+  const { resolved } = target;
   const model = resolved.model;
   if (body.dimensions !== undefined) {
     if (model.capabilities.dimensions !== true) {
@@ -56,30 +68,40 @@ export async function handleEmbeddings(call: RequestCall): Promise<void> {
       }
     });
   }
-  const { result, candidate } = await tryRoutes(routesServing(call, candidates, 'embed', 'embeddings'), call.signal, (route) => {
-    const adapter = call.app.providers.get(route.providerId);
-    if (adapter.embed === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${route.providerId}" does not serve embeddings.`);
-    return timeUpstream(call, () =>
-      adapter.embed!(
-        { input: texts, ...(body.dimensions === undefined ? {} : { dimensions: body.dimensions }), ...(body.user === undefined ? {} : { user: body.user }) },
-        { signal: call.signal, upstreamModel: route.route.upstream_model, requestId: call.requestId },
-      ),
-    );
-  }, fallbackOptions(call));
-  const metering = meterCall(call, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
-  const base64 = body.encoding_format === 'base64';
-  const tail = { model: resolved.requested, usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens }, environment_impact: metering.environment_impact, billing_cost: metering.billing_cost };
-  if (!base64 && result.vectorsJson !== undefined) {
-    // The upstream's vector texts go out as they came (issue 18, item 3): the same document as below, without a float round trip.
-    sendJsonText(call.response, 200, embeddingListText(result.vectorsJson, tail), responseHeaders(call));
+  const request = { input: texts, ...(body.dimensions === undefined ? {} : { dimensions: body.dimensions }), ...(body.user === undefined ? {} : { user: body.user }) };
+  const { result, candidate } = await callWithFallback(scope, routesServing(scope, target.candidates, 'embed', 'embeddings'), target.hints, ({ adapter, context }) => adapter.embed!(request, context));
+  const metering = meterCall(scope, candidate, { inputTokens: result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
+  return { model: resolved.requested, result, metering, base64: body.encoding_format === 'base64' };
+}
+
+/** Everything of the "Embedding list" after `data`. */
+function listTail(answer: EmbeddedAnswer): Record<string, unknown> {
+  const { result } = answer;
+  return { model: answer.model, usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens }, ...billingFields(answer.metering) };
+}
+
+/** The answer as the spec's "Embedding list" object (batch rows; the HTTP writer sends the same document as text when it can). */
+export function embeddingsBody(answer: EmbeddedAnswer): Record<string, unknown> {
+  const { result, base64 } = answer;
+  return { object: 'list', data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })), ...listTail(answer) };
+}
+
+/** POST /v1/embeddings (spec "Embedding list"): parse → pipeline → writer. */
+export async function handleEmbeddings(call: RequestCall): Promise<void> {
+  const answer = await runEmbeddings(inferenceScope(call), call.body);
+  const vectorsJson = answer.result.vectorsJson;
+  if (!answer.base64 && vectorsJson !== undefined) {
+    // The upstream's vector texts go out as they came (issue 18, item 3): the same document as embeddingsBody, without a float round trip.
+    sendJsonText(call.response, 200, embeddingListText(vectorsJson, listTail(answer)), responseHeaders(call));
     return;
   }
-  sendJson(
-    call.response,
-    200,
-    { object: 'list', data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? encodeBase64Vector(vector) : vector })), ...tail },
-    responseHeaders(call),
-  );
+  sendJson(call.response, 200, embeddingsBody(answer), responseHeaders(call));
+}
+
+/** POST /v1/embeddings without HTTP (batch rows): the same answer as {status, body}. */
+export function embeddingsExecute(deps: ExecuteDeps): Execute {
+  const endpoint = { path: '/v1/embeddings', scope: 'inference.embeddings' };
+  return (input, principal, signal) => executeAs(deps, endpoint, principal, signal, async (scope) => embeddingsBody(await runEmbeddings(scope, input)));
 }
 
 /** `{"object":"list","data":[…],…tail}` with each embedding spliced in as JSON text. */

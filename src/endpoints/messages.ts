@@ -17,6 +17,8 @@ import { applyBlueprintFields } from '../blueprints/chat.js';
 import { splitBlueprintFields, usesBlueprints, type BlueprintFields } from '../blueprints/load.js';
 import { blueprintAccess } from './shared/blueprint-access.js';
 import { streamMessages } from './messages-stream.js';
+import { prepareMessagesMcp, runMcpTurns } from './messages-mcp.js';
+import { toMessagesUsage } from '../translate/messages/usage.js';
 
 /**
  * Spec model mapping: a model string containing (case-insensitive) a tier name runs that tier's
@@ -102,17 +104,24 @@ export async function handleMessages(call: RequestCall): Promise<void> {
   const prepared = await prepareMessages(call, scope);
   if (prepared.body.stream === true) return streamMessages(call, scope, prepared);
 
-  const { body, plan } = prepared;
+  const { body } = prepared;
+  // mcp_servers on a route through the hub: igw lists and runs them (messages-mcp.ts).
+  const mcp = await prepareMessagesMcp(call, prepared.plan, body.mcp_servers, prepared.viaHub);
+  const plan = mcp?.plan ?? prepared.plan;
   const nativeBody = toNativeMessagesBody(prepared.clientBody, plan.target.resolved.id, false);
-  const answered = await completeChat<NativeMessagesResult>(scope, plan, ({ adapter, context }) =>
+  const first = await completeChat<NativeMessagesResult>(scope, plan, ({ adapter, context }) =>
     adapter.messages !== undefined && !prepared.viaHub ? () => adapter.messages!(nativeBody, context) : undefined,
   );
+  const turns = mcp === undefined || first.native !== undefined || first.direct !== undefined ? undefined : await runMcpTurns(scope, mcp, first);
+  const answered = turns?.final ?? first;
   if (answered.native === undefined && answered.direct === undefined) prepared.translation.enter(call);
-  const metering = meterServed(scope, answered, answered.native === undefined ? answered.response.usage : answered.native.usage);
-  const message =
-    answered.native === undefined
-      ? chatToMessages(answered.response, { model: body.model, ...(body.stop_sequences === undefined ? {} : { stopSequences: body.stop_sequences }) })
-      : { ...answered.native.body, model: body.model };
+  const metering = meterServed(scope, answered, answered.native === undefined ? (turns?.usage ?? answered.response.usage) : answered.native.usage);
+  const translated = answered.native === undefined ? chatToMessages(answered.response, { model: body.model, ...(body.stop_sequences === undefined ? {} : { stopSequences: body.stop_sequences }) }) : undefined;
+  if (translated !== undefined && turns !== undefined) {
+    translated.content = [...turns.leading, ...translated.content];
+    translated.usage = toMessagesUsage(turns.usage);
+  }
+  const message = translated ?? { ...answered.native!.body, model: body.model };
   sendJson(call.response, 200, { ...message, ...billingFields(metering) }, responseHeaders(call));
 }
 

@@ -1,19 +1,13 @@
 import { requireScope } from '../auth/scopes.js';
-import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestCall } from '../http/request-call.js';
-import { appendLog } from '../http/server.js';
-import { checkMcpUrl, guardedFetch, RefusedMcpUrl } from '../mcp/guarded-fetch.js';
-import { UpstreamMcpServer, type UpstreamTool } from '../mcp/upstream-server.js';
-import { validateToolArguments } from '../tools/validate-arguments.js';
+import type { UpstreamMcpServer, UpstreamTool } from '../mcp/upstream-server.js';
 import type { ChatMessage, ToolCall } from '../translate/chat/types.js';
-import { mcpApprovalRequestItem, mcpCallItem, mcpErrorText, mcpFunctionName, mcpListToolsItem, mcpResultText, needsApproval, offeredMcpTools } from '../translate/responses/mcp-items.js';
+import { mcpApprovalRequestItem, mcpCallItem, mcpErrorText, mcpFunctionName, mcpListToolsItem, needsApproval, offeredMcpTools } from '../translate/responses/mcp-items.js';
 import { itemId } from '../translate/responses/output-items.js';
 import { withMcpTools, type ToolPlan } from '../translate/responses/tools.js';
 import type { McpCallInputItem, McpToolDefinition, OutputMcpApprovalRequestItem, OutputMcpCallItem, ResponsesInputItem, ResponsesOutputItem, ResponsesRequest } from '../translate/responses/types.js';
-import { VERSION } from '../util/version.js';
-
-/** How long one listing or call on a client-given server (server_url) may take; configured servers have their own timeout_ms. */
-const REMOTE_TIMEOUT_MS = 30_000;
+import { callMcpTool, connectMcpUrl } from './mcp-tool-calls.js';
 
 /** One mcp tool of the request, connected and listed. */
 interface McpServerTools {
@@ -108,18 +102,9 @@ async function connect(call: RequestCall, definition: McpToolDefinition, index: 
     const names = call.app.mcpServers.all().map((server) => server.name);
     throw new GatewayError('VALIDATION_4005', `${field} has no server_url and "${definition.server_label}" is not a configured MCP server${names.length === 0 ? '' : ` (configured: ${names.join(', ')})`}.`, { field: `${field}.server_url` });
   }
-  const allowPrivate = call.app.config.server.allow_private_urls;
-  try {
-    await checkMcpUrl(definition.server_url, allowPrivate);
-  } catch (error) {
-    if (!(error instanceof RefusedMcpUrl)) throw error;
-    throw new GatewayError('VALIDATION_4005', `The MCP server_url in "${field}.server_url" ${error.message}.`, { field: `${field}.server_url` });
-  }
   const headers: Record<string, string> = { ...(definition.headers ?? {}) };
   if (definition.authorization !== undefined) headers['authorization'] = `Bearer ${definition.authorization}`;
-  const server = new UpstreamMcpServer(definition.server_label, { url: definition.server_url, headers, timeout_ms: REMOTE_TIMEOUT_MS }, call.app.logger, VERSION, { fetch: guardedFetch(allowPrivate) });
-  call.response.once('close', () => void server.close());
-  return server;
+  return connectMcpUrl(call, definition.server_label, definition.server_url, headers, `${field}.server_url`);
 }
 
 function mcpSession(call: RequestCall, servers: ReadonlyMap<string, McpServerTools>, responseId: string): McpSession {
@@ -151,48 +136,12 @@ function mcpSession(call: RequestCall, servers: ReadonlyMap<string, McpServerToo
     async run(toolCall, outputIndex) {
       const found = target(toolCall);
       const { serverLabel, name } = nameOf(toolCall);
-      const outcome = found === undefined ? { error: `No MCP tool "${toolCall.function.name}" is offered.` } : await callTool(call, found.entry, found.tool, toolCall.function.arguments);
+      const outcome = found === undefined ? { error: `No MCP tool "${toolCall.function.name}" is offered.` } : await callMcpTool(call, '/v1/responses', found.entry.definition.server_label, found.entry.server, found.tool, toolCall.function.arguments);
       const item = mcpCallItem(itemId('mcp_call', responseId, outputIndex), serverLabel, name, toolCall.function.arguments, outcome);
       const content = 'output' in outcome ? outcome.output : mcpErrorText(outcome.error);
       return { item, message: { role: 'tool', tool_call_id: toolCall.id, content } };
     },
   };
-}
-
-/**
- * One tool call on its server, as an outcome the model reads: arguments that are not JSON or do
- * not match the tool's schema, a server that crashes, hangs past its timeout or answers garbage,
- * and a result flagged isError are all `{error}`. Each call is a request-log line `tool:LABEL__TOOL`
- * (as /v1/mcp logs them), so `igw usage` shows tool calls. An abort of the request is re-thrown.
- */
-async function callTool(call: RequestCall, entry: McpServerTools, tool: UpstreamTool, argumentText: string): Promise<{ output: string } | { error: string }> {
-  const started = call.app.clock.now();
-  const log = { model: `tool:${entry.definition.server_label}__${tool.name}` } as { model: string; error_code?: string };
-  let status = 200;
-  try {
-    let args: unknown;
-    try {
-      args = argumentText.trim() === '' ? {} : JSON.parse(argumentText);
-    } catch {
-      throw new GatewayError('VALIDATION_4005', `The arguments for the tool "${tool.name}" are not valid JSON.`, { field: 'arguments' });
-    }
-    const checked = validateToolArguments(tool.name, tool.inputSchema, args);
-    const result = await entry.server.callTool(tool.name, checked, call.signal);
-    const text = mcpResultText(result.content);
-    return result.isError ? { error: text } : { output: text };
-  } catch (error) {
-    if (!isGatewayError(error)) {
-      if (call.signal.aborted) throw error;
-      status = 502;
-      log.error_code = 'INFERENCE_3105';
-      return { error: `The MCP server "${entry.definition.server_label}" failed: ${(error as Error).message}` };
-    }
-    status = error.status;
-    log.error_code = error.code;
-    return { error: error.message };
-  } finally {
-    appendLog(call.app, call.requestId, '/v1/responses', call, log, status, call.app.clock.now() - started);
-  }
 }
 
 /**

@@ -13,7 +13,7 @@ import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
-import type { RequestLogEntry } from '../store/request-log.js';
+import { requestLogEntry } from '../inference/log.js';
 
 export interface RunningServer {
   server: Server;
@@ -125,7 +125,9 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       const account = app.store.accounts.get(principal.account);
       if (account === undefined) throw new GatewayError('AUTH_1008', `Invalid API key: its account "${principal.account}" no longer exists.`);
       const { name: planName, plan } = app.ledger.plan(account);
-      Object.assign(headers, rateLimitHeaders(app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now())));
+      const limited = app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now());
+      // In memory the answer is immediate (no promise, no await); with Redis it is a round trip.
+      Object.assign(headers, rateLimitHeaders(limited instanceof Promise ? await limited : limited));
       if (route.scope !== null) requireScope(principal.scopes, route.scope);
       // Spec "Authentication" §7: vector stores also need the key's vault access flag.
       if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
@@ -141,7 +143,11 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     } finally {
       const finish = () => {
         try {
-          appendLog(app, requestId, routePath ?? splitTarget(request.url).pathname, call, log, response.statusCode, app.clock.now() - startedAt, identity);
+          const now = app.clock.now();
+          const caller = { keyId: call?.principal.keyId ?? identity?.keyId ?? null, account: call?.account.id ?? identity?.account ?? null };
+          const entry = requestLogEntry(now, requestId, routePath ?? splitTarget(request.url).pathname, caller, log, response.statusCode, now - startedAt);
+          app.store.requestLog.append(entry);
+          app.activity.recordRequest(entry);
         } catch (error) {
           app.logger.error('request log append failed', { request_id: requestId, error: String(error) });
         }
@@ -241,37 +247,9 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
 }
 
 /** Who a request was, when it got as far as presenting a valid key. */
-export interface LoggedIdentity {
+interface LoggedIdentity {
   keyId: string;
   account: string;
-}
-
-/** One request-log line (also written for batch rows run in process, src/batches/in-process-call.ts). */
-export function appendLog(app: AppContext, requestId: string, endpoint: string, call: RequestCall | undefined, log: CallLog, status: number, latencyMs: number, identity?: LoggedIdentity): void {
-  const entry: RequestLogEntry = {
-    time: new Date(app.clock.now()).toISOString(),
-    request_id: requestId,
-    key_id: call?.principal.keyId ?? identity?.keyId ?? null,
-    account: call?.account.id ?? identity?.account ?? null,
-    endpoint,
-    model: log.model ?? null,
-    provider: log.provider ?? null,
-    route: log.route ?? null,
-    status,
-    error_code: log.error_code ?? null,
-    latency_ms: latencyMs,
-    input_tokens: log.input_tokens ?? 0,
-    output_tokens: log.output_tokens ?? 0,
-    eur: log.eur ?? '0',
-    energy: log.energy ?? '0',
-    paid_with: log.paid_with ?? null,
-    energy_kwh: log.energy_kwh ?? 0,
-    carbon_g_co2: log.carbon_g_co2 ?? 0,
-    stream: log.stream ?? false,
-    ...(log.ignored_params === undefined ? {} : { ignored_params: log.ignored_params }),
-  };
-  app.store.requestLog.append(entry);
-  app.activity.recordRequest(entry);
 }
 
 /** The answer to a request Node's HTTP parser refused, written straight to the socket. */

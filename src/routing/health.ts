@@ -48,6 +48,12 @@ export function routeKey(candidate: { providerId: string; route: { upstream_mode
   return `${candidate.providerId}/${candidate.route.upstream_model}`;
 }
 
+/** A route's cooldown state as instances share it in team mode (routing/shared via Redis). */
+export interface SharedCooldown {
+  consecutiveFailures: number;
+  cooldownEndsAt: number;
+}
+
 interface RouteRecord {
   consecutiveFailures: number;
   cooldownEndsAt: number;
@@ -59,6 +65,7 @@ export class RouteHealth {
   private readonly policy: RouteHealthPolicy;
   private readonly records = new Map<string, RouteRecord>();
   private readonly failedAttemptListeners: Array<(key: string, code: string) => void> = [];
+  private readonly cooldownListeners: Array<(key: string, cooldown: SharedCooldown) => void> = [];
 
   constructor(clock: Clock, policy: Partial<RouteHealthPolicy> = {}) {
     this.clock = clock;
@@ -68,6 +75,24 @@ export class RouteHealth {
   /** Told of every failed provider attempt (the metrics' upstream failures by code). */
   observeFailedAttempts(listener: (key: string, code: string) => void): void {
     this.failedAttemptListeners.push(listener);
+  }
+
+  /** Told of every cooldown this instance starts or ends (team mode shares them through Redis). */
+  observeCooldowns(listener: (key: string, cooldown: SharedCooldown) => void): void {
+    this.cooldownListeners.push(listener);
+  }
+
+  /** A cooldown started or ended on another instance: this instance orders the route the same way. */
+  applySharedCooldown(key: string, cooldown: SharedCooldown): void {
+    const record = this.recordOf(key);
+    record.consecutiveFailures = cooldown.consecutiveFailures;
+    record.cooldownEndsAt = cooldown.consecutiveFailures === 0 ? 0 : Math.max(record.cooldownEndsAt, cooldown.cooldownEndsAt);
+  }
+
+  private shareCooldown(key: string, record: RouteRecord, wasFailing: boolean): void {
+    if (this.cooldownListeners.length === 0 || (!wasFailing && record.consecutiveFailures === 0)) return;
+    const cooldown = { consecutiveFailures: record.consecutiveFailures, cooldownEndsAt: record.cooldownEndsAt };
+    for (const listener of this.cooldownListeners) listener(key, cooldown);
   }
 
   /** One provider attempt failed with this code (whether or not it counts against the route's health). */
@@ -92,6 +117,7 @@ export class RouteHealth {
     if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs)) cooldownMs = Math.max(cooldownMs, retryAfterMs);
     // Never shorten a cooldown already promised by an earlier (longer) Retry-After.
     record.cooldownEndsAt = Math.max(record.cooldownEndsAt, now + cooldownMs);
+    this.shareCooldown(key, record, true);
   }
 
   /**
@@ -100,8 +126,11 @@ export class RouteHealth {
    */
   recordSuccess(key: string, latencyMs: number): void {
     const record = this.recordOf(key);
+    const wasFailing = record.consecutiveFailures > 0;
     record.consecutiveFailures = 0;
     record.cooldownEndsAt = 0;
+    // Only the end of a streak is news to other instances (not every success).
+    this.shareCooldown(key, record, wasFailing);
     const sample = Math.max(0, latencyMs);
     const alpha = this.policy.latencyAlpha;
     record.latencyMs = record.latencyMs === undefined ? sample : alpha * sample + (1 - alpha) * record.latencyMs;

@@ -1,5 +1,5 @@
-import type { AppContext } from '../app/context.js';
-import { callForAccount, type AccountCallOptions } from './account-call.js';
+import { callWithFallback, meterCall, resolveTarget, routesServing } from '../inference/index.js';
+import { callForAccount, type InternalCallDeps, type InternalCallOptions } from './internal-call.js';
 
 /**
  * The optional rerank stage of a store search (`vector_stores.reranker`): the configured reranker
@@ -7,21 +7,16 @@ import { callForAccount, type AccountCallOptions } from './account-call.js';
  * like POST /v1/rerank. Returns each text's relevance in [0, 1], in the order of `texts`
  * (a text the provider left out scores 0).
  */
-export async function rerankTexts(app: AppContext, accountId: string, modelId: string, query: string, texts: readonly string[], options: AccountCallOptions): Promise<number[]> {
+export async function rerankTexts(deps: InternalCallDeps, accountId: string, modelId: string, query: string, texts: readonly string[], options: InternalCallOptions): Promise<number[]> {
   if (texts.length === 0) return [];
-  const result = await callForAccount(
-    app,
-    accountId,
-    modelId,
-    {
-      type: 'reranker',
-      order: 'priority',
-      serves: (adapter) => typeof adapter.rerank === 'function',
-      run: (adapter, context) => adapter.rerank!({ query, documents: [...texts] }, context),
-      tokens: (reranked) => reranked.promptTokens,
-    },
-    options,
-  );
+  const result = await callForAccount(deps, accountId, options, async (scope) => {
+    const target = resolveTarget(scope, modelId, ['reranker']);
+    const called = await callWithFallback(scope, routesServing(scope, target.candidates, 'rerank', 'rerank'), target.hints, ({ adapter, context }) =>
+      adapter.rerank!({ query, documents: [...texts] }, context),
+    );
+    meterCall(scope, called.candidate, { inputTokens: called.result.promptTokens, outputTokens: 0, cachedTokens: 0, images: 0, audioMinutes: 0 });
+    return called.result;
+  });
   const scores = texts.map(() => 0);
   for (const entry of result.results) {
     if (Number.isInteger(entry.index) && entry.index >= 0 && entry.index < texts.length && Number.isFinite(entry.relevance_score)) {

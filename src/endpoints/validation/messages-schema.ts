@@ -135,6 +135,17 @@ const outputConfig = z
   .strict();
 
 /** Fields of MessageCreateParams and MessageCountTokensParams both (beta included). */
+/** The beta `mcp_servers` entry (mcp-client-2025-04-04, BetaRequestMCPServerURLDefinition): forwarded natively, run by igw on a translated route. */
+const mcpServer = z
+  .object({
+    type: z.literal('url'),
+    url: z.string().min(1),
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an MCP server name uses letters, digits, _ or -, at most 64'),
+    authorization_token: z.string().nullable().optional(),
+    tool_configuration: z.object({ enabled: z.boolean().nullable().optional(), allowed_tools: z.array(z.string()).nullable().optional() }).strict().nullable().optional(),
+  })
+  .strict();
+
 const sharedFields = {
   messages: z.array(message).min(1),
   system: system.optional(),
@@ -148,7 +159,7 @@ const sharedFields = {
   billing_policy: passedOn,
   compaction: passedOn,
   context_management: passedOn,
-  mcp_servers: passedOn,
+  mcp_servers: z.array(mcpServer).optional(),
 };
 
 export const messagesSchema = z

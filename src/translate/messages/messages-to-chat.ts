@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, TextPart, ToolCall, ToolChoice } from '../chat/types.js';
+import { flatFunctionName } from '../responses/namespaced-names.js';
 import { isServerTool } from './translation-plan.js';
 import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, MessagesTextBlock, MessagesTool, MessagesToolChoice, MessagesToolResultBlock } from './types.js';
 
@@ -25,6 +26,8 @@ import type { MessagesImageBlock, MessagesRequest, MessagesRequestMessage, Messa
  * - output_config.effort → reasoning_effort (xhigh and max → high, the hub's top);
  *   output_config.format (or the beta output_format) → response_format json_schema;
  *   tools[].strict → function.strict;
+ * - mcp_tool_use / mcp_tool_result blocks (calls igw ran on `mcp_servers`) → a call of the
+ *   `server__tool` function and its tool message, in place inside the assistant turn;
  * - thinking blocks of earlier turns and Anthropic server tools are not carried (see
  *   translation-plan.ts, which names or refuses them before this runs).
  */
@@ -86,17 +89,37 @@ function convertMessage(message: Extract<MessagesRequestMessage, { role: 'user' 
     return [message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content }];
   }
   if (message.role === 'assistant') {
-    const texts: string[] = [];
-    const toolCalls: ToolCall[] = [];
+    const converted: ChatMessage[] = [];
+    let texts: string[] = [];
+    let toolCalls: ToolCall[] = [];
+    const flush = () => {
+      if (texts.length === 0 && toolCalls.length === 0) return;
+      // null content is only valid next to tool_calls on the OpenAI wire.
+      const assistant: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: texts.length === 0 ? null : texts.join('') };
+      if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
+      converted.push(assistant);
+      texts = [];
+      toolCalls = [];
+    };
     for (const block of message.content) {
       if (block.type === 'text') texts.push(block.text);
       else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      else if (block.type === 'mcp_tool_use') {
+        // A call igw ran on an `mcp_servers` server (endpoints/messages-mcp.ts): the `server__tool` function it was offered as.
+        const use = block as { id?: unknown; name?: unknown; server_name?: unknown; input?: unknown };
+        toolCalls.push({ id: String(use.id), type: 'function', function: { name: flatFunctionName(String(use.server_name), String(use.name)), arguments: JSON.stringify(use.input ?? {}) } });
+      } else if (block.type === 'mcp_tool_result') {
+        // Its result sits in the assistant turn (the server ran it): a tool message right after the call.
+        const result = block as { tool_use_id?: unknown; is_error?: unknown; content?: unknown };
+        flush();
+        const text = typeof result.content === 'string' ? result.content : Array.isArray(result.content) ? result.content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('\n') : '';
+        converted.push({ role: 'tool', tool_call_id: String(result.tool_use_id), content: result.is_error === true ? `Error: ${text}` : text });
+      }
       // Other blocks are refused by validation (tool_result and image are user-only).
     }
-    // null content is only valid next to tool_calls on the OpenAI wire; an empty turn stays ''.
-    const assistant: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: texts.length === 0 ? (toolCalls.length > 0 ? null : '') : texts.join('') };
-    if (toolCalls.length > 0) assistant.tool_calls = toolCalls;
-    return [assistant];
+    flush();
+    // An empty turn stays ''.
+    return converted.length === 0 ? [{ role: 'assistant', content: '' }] : converted;
   }
 
   const toolMessages: ChatMessage[] = [];

@@ -53,9 +53,10 @@ export function planMessagesTranslation(request: MessagesRequest, options: { rea
   if (present(request.output_config?.effort) && !options.reasoning) ignored.push('output_config.effort');
   if (present(request.output_config?.task_budget)) ignored.push('output_config.task_budget');
 
+  // mcp_servers are run by igw on a translated route (endpoints/messages-mcp.ts), JSON answers only.
   const mcpServers = request['mcp_servers'];
-  if (Array.isArray(mcpServers) && mcpServers.length > 0) {
-    refuse('mcp_servers', '"mcp_servers" asks Anthropic\'s servers to call MCP tools, which only a model routed to an Anthropic-kind provider can do; run the MCP tools in the client or pick such a model.');
+  if (Array.isArray(mcpServers) && mcpServers.length > 0 && request.stream === true) {
+    refuse('mcp_servers', '"mcp_servers" with "stream": true needs a model routed to an Anthropic-kind provider; igw runs MCP servers for other models in non-streamed answers only. Send the request without "stream", or pick such a model.');
   }
   if (present(request['thread'])) {
     refuse('thread', '"thread" continues a conversation held by Anthropic\'s servers, which only a model routed to an Anthropic-kind provider has; send the whole conversation in "messages" instead.');
@@ -111,7 +112,11 @@ export function planMessagesTranslation(request: MessagesRequest, options: { rea
   return { ignored, refusal };
 }
 
+/** Blocks of calls igw itself ran on `mcp_servers`: translated back (messages-to-chat.ts), not refused. */
+const IGW_RUN_BLOCK_TYPES: readonly string[] = ['mcp_tool_use', 'mcp_tool_result'];
+
 function isAnthropicOnly(block: { type: string }): boolean {
+  if (IGW_RUN_BLOCK_TYPES.includes(block.type)) return false;
   return (ANTHROPIC_ONLY_BLOCK_TYPES as readonly string[]).includes(block.type) || (ANTHROPIC_ONLY_RESULT_BLOCK_TYPES as readonly string[]).includes(block.type);
 }
 

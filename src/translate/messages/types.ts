@@ -175,7 +175,10 @@ export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | '
 
 export type MessagesResponseBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  /** A call igw ran on one of the request's `mcp_servers` (beta mcp-client-2025-04-04), and its result. */
+  | { type: 'mcp_tool_use'; id: string; name: string; server_name: string; input: Record<string, unknown> }
+  | { type: 'mcp_tool_result'; tool_use_id: string; is_error: boolean; content: Array<{ type: 'text'; text: string }> };
 
 export interface MessagesUsage {
   input_tokens: number;
