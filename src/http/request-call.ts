@@ -3,7 +3,7 @@ import type { AppContext } from '../app/context.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { PlanConfig } from '../config/schema.js';
 import type { AccountRecord } from '../store/accounts.js';
-import { timeUpstream as timeUpstreamOf, type CallTiming, type InferenceLog, type InferenceScope } from '../inference/scope.js';
+import type { CallTiming, InferenceLog, InferenceScope } from '../inference/scope.js';
 
 export type { CallTiming } from '../inference/scope.js';
 
@@ -41,11 +41,6 @@ export function overheadMs(timing: CallTiming): string {
 /** The headers to send now: the call's own plus the overhead measured up to this moment. */
 export function responseHeaders(call: RequestCall, extra: Record<string, string> = {}): Record<string, string> {
   return { ...call.headers, ...extra, 'x-igw-overhead-ms': overheadMs(call.timing) };
-}
-
-/** Runs one provider call and books its duration as upstream time (not gateway overhead). */
-export function timeUpstream<T>(call: RequestCall, run: () => Promise<T>): Promise<T> {
-  return timeUpstreamOf(call.timing, run);
 }
 
 /**
