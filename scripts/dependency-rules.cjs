@@ -3,6 +3,17 @@
  * dependency-cruiser in `npm test` (test/architecture/dependency-rules.test.ts) and by
  * `npx depcruise --config scripts/dependency-rules.cjs src`.
  */
+/**
+ * TODO(#18): the only cycles left are inside two chat-family endpoints the inference pipeline is
+ * reshaping, each held by a helper or a type the endpoint file shares with its stream half:
+ * - endpoints/responses.ts ↔ responses-native.ts (responsesErrorOf) and ↔ responses-stream.ts
+ *   (addUsage, continuedRequest, nextTurnPlan, the PreparedResponses type);
+ * - endpoints/messages.ts ↔ messages-stream.ts (the PreparedMessages type).
+ * A cycle made only of these files is tolerated; a cycle through any other module fails. Shrink
+ * this list as they move (a shared type or helper in its own file breaks each), then delete it.
+ */
+const KNOWN_CYCLES_TODO_18 = '^src/endpoints/(responses|responses-native|responses-stream|messages|messages-stream)\\.ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -22,8 +33,8 @@ module.exports = {
     },
     {
       name: 'lowdb-only-in-store',
-      comment: 'lowdb is a storage detail of store/ (ARCHITECTURE principle 7). TODO(#18): a Collection<T> port in store/ for the vector-store, batch and vault repositories; then error.',
-      severity: 'warn',
+      comment: 'lowdb is a storage detail of store/ (ARCHITECTURE principle 7): feature repositories use the Collection<T> port (store/collection.ts) or JsonDocument, never Low.',
+      severity: 'error',
       from: { pathNot: '^src/store/' },
       to: { path: 'node_modules/lowdb' },
     },
@@ -71,10 +82,12 @@ module.exports = {
     },
     {
       name: 'no-import-cycles',
-      comment: 'Import cycles tie modules into one knot. TODO(#18): services get narrow ports instead of AppContext, which breaks the app ↔ batches ↔ vector-stores ↔ http ↔ endpoints circle; then error.',
-      severity: 'warn',
+      comment:
+        'Import cycles tie modules into one knot (ARCHITECTURE principle 7): services get narrow ports built by the composition root (app/gateway.ts), never AppContext. ' +
+        'Type-only imports count. The only exception is KNOWN_CYCLES_TODO_18 above.',
+      severity: 'error',
       from: { path: '^src/' },
-      to: { circular: true },
+      to: { circular: true, via: { pathNot: KNOWN_CYCLES_TODO_18 } },
     },
   ],
   options: {

@@ -65,6 +65,11 @@ export interface TaskHandle {
   end(status: Exclude<TaskStatus, 'running'>, detail?: string): void;
 }
 
+/** The port long-running services report through (Activity implements it): they never see the rest of the app. */
+export interface TaskBoard {
+  startTask(kind: TaskKind, id: string, label: string, progress?: TaskProgress): TaskHandle;
+}
+
 interface Tally {
   requests: number;
   errors: number;
@@ -128,7 +133,7 @@ export interface ActivitySnapshot {
 
 const DAY_MS = 86_400_000;
 
-export class Activity {
+export class Activity implements TaskBoard {
   private readonly secondStamp = new Float64Array(RATE_SECONDS).fill(-1);
   private readonly secondCount = new Uint32Array(RATE_SECONDS);
   private readonly latencies = new Float64Array(LATENCY_SAMPLES);

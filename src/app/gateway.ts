@@ -29,6 +29,7 @@ import { randomIds, type IdGenerator } from '../util/ids.js';
 import { systemTimers, type Timers } from '../util/timers.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
 import { documentTools } from '../vector-stores/default-document-tools.js';
+import { embedTexts } from '../vector-stores/embedder.js';
 import { VectorStoreService } from '../vector-stores/service.js';
 import { vectorStoreStorage } from '../vector-stores/storage-usage.js';
 import { Activity } from './activity.js';
@@ -119,13 +120,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
       app.metrics = metrics;
     }
-    await vectorStores.start(app, documentTools(app));
-    // Batch rows run each endpoint's execute (no HTTP); their request-log lines go where a live request's do.
+    // Services get narrow ports, never the app context (ARCHITECTURE principle 7): ingestion embeds
+    // through the inference pipeline (vector-stores/embedder.ts), batch rows run each endpoint's
+    // execute (no HTTP) with their request-log lines going where a live request's do.
+    await vectorStores.start({
+      embed: (accountId, modelId, texts, embedOptions) => embedTexts(app, accountId, modelId, texts, embedOptions),
+      files,
+      tools: documentTools(options.config.server.allow_private_urls),
+      tasks: app.activity,
+    });
     const recordLog = (entry: RequestLogEntry) => {
       store.requestLog.append(entry);
       app.activity.recordRequest(entry);
     };
-    batches.start(app, batchExecutes({ ...app, accounts: store.accounts, vault: store.vault, recordLog }));
+    batches.start({ executes: batchExecutes({ ...app, accounts: store.accounts, vault: store.vault, recordLog }), tasks: app.activity });
     const storageSettlement = await StorageSettlement.open({
       dataDir: options.dataDir,
       config: options.config,

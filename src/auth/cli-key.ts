@@ -1,8 +1,9 @@
-import { chmod, open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createKey } from '../admin/keys-admin.js';
 import type { Config } from '../config/load.js';
 import type { Store } from '../store/store.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import { hashApiKey, isWellFormedKey } from './keys.js';
 
 /**
@@ -50,24 +51,9 @@ export async function readCliKey(dataDir: string): Promise<CliKey | null> {
   }
 }
 
-/** Temp file (0600) + rename: a crash never leaves half a key, and no other user can read it. */
+/** writeFileAtomic (0600, temp + fsync + rename): a crash never leaves half a key, and no other user can read it. */
 async function writeCliKey(dataDir: string, value: CliKey): Promise<void> {
-  const target = cliKeyPath(dataDir);
-  const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
-  try {
-    await handle.writeFile(`${JSON.stringify(value)}\n`, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await chmod(temporary, 0o600);
-    await rename(temporary, target);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
+  await writeFileAtomic(cliKeyPath(dataDir), `${JSON.stringify(value)}\n`, `${process.pid}.${Date.now()}.tmp`);
 }
 
 function usable(store: Store, key: string, nowSeconds: number): boolean {

@@ -1,54 +1,60 @@
-import type { Low } from 'lowdb';
-import { openCollection } from '../store/db.js';
+import type { Collection } from '../store/collection.js';
+import { DocumentCollection } from '../store/document-collection.js';
 import type { BatchRecord } from './batch-record.js';
 
-interface BatchesDocument {
-  batches: BatchRecord[];
-}
-
 /**
- * batches.json. Records are mutated in place by the service and written on every status change;
- * request counts in between are written at most once a second (the results log is the source
- * of truth for them after a crash).
+ * batches.json (`{ "batches": [...] }`). Records are mutated in place by the service and saved on
+ * every status change; request counts in between are saved at most once a second (the results
+ * log is the source of truth for them after a crash).
  */
 export class BatchRepository {
   private timer: NodeJS.Timeout | null = null;
+  /** Records changed since the last save, waiting for the once-a-second write. */
+  private readonly dirty = new Set<BatchRecord>();
 
-  private constructor(private readonly database: Low<BatchesDocument>) {}
+  private constructor(private readonly records: Collection<BatchRecord>) {}
 
   static async open(dataDir: string): Promise<BatchRepository> {
-    return new BatchRepository(await openCollection<BatchesDocument>(dataDir, 'batches', { batches: [] }));
+    return new BatchRepository(await DocumentCollection.open<BatchRecord>(dataDir, 'batches', { key: (record) => record.id, field: 'batches' }));
   }
 
+  /** Oldest first. */
   all(): BatchRecord[] {
-    return this.database.data.batches;
+    return [...this.records.values()];
   }
 
   get(id: string): BatchRecord | undefined {
-    return this.database.data.batches.find((record) => record.id === id);
+    return this.records.get(id);
   }
 
   async insert(record: BatchRecord): Promise<void> {
-    this.database.data.batches.push(record);
-    await this.save();
+    await this.records.put(record);
   }
 
-  async save(): Promise<void> {
+  /** Writes `record` as it is now, with any change still waiting for the timer. */
+  async save(record: BatchRecord): Promise<void> {
+    this.dirty.add(record);
+    await this.writeDirty();
+  }
+
+  /** Saves `record` within a second (counts that move with every row). */
+  saveSoon(record: BatchRecord): void {
+    this.dirty.add(record);
+    this.timer ??= setTimeout(() => void this.writeDirty().catch(() => undefined), 1000);
+  }
+
+  private writeDirty(): Promise<void> {
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    await this.database.write();
-  }
-
-  saveSoon(): void {
-    this.timer ??= setTimeout(() => {
-      this.timer = null;
-      void this.database.write().catch(() => undefined);
-    }, 1000);
+    const records = [...this.dirty];
+    this.dirty.clear();
+    return this.records.put(...records);
   }
 
   async close(): Promise<void> {
-    if (this.timer !== null) await this.save();
+    if (this.dirty.size > 0) await this.writeDirty();
+    await this.records.close();
   }
 }

@@ -1,27 +1,32 @@
 import { Readable } from 'node:stream';
-import type { AppContext } from '../app/context.js';
+import type { TaskBoard, TaskHandle } from '../app/activity.js';
 import type { Principal } from '../auth/authenticate.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { FileStore } from '../files/file-store.js';
+import type { Clock } from '../util/clock.js';
+import type { IdGenerator } from '../util/ids.js';
+import type { Logger } from '../util/logger.js';
 import type { BatchRecord, BatchStatus } from './batch-record.js';
 import type { BatchRepository } from './batch-repository.js';
 import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { ResultsLog, type OutputLine, type RowResult } from './results-log.js';
 import type { Semaphore } from './semaphore.js';
-import type { TaskHandle } from '../app/activity.js';
 
 /**
  * Runs one row's body on its endpoint, in process and without HTTP: the endpoint's `execute`
- * (issue 18), wired at the composition root. Same validation, routing, billing and request-log
+ * (issue 18), a port wired at the composition root (app/gateway.ts). Same validation, routing, billing and request-log
  * line as a live request; the answer is {status, body} (success or error envelope).
  */
 export type RowExecute = (body: unknown, principal: Principal, signal: AbortSignal) => Promise<{ status: number; body: unknown; requestId: string }>;
 
 export interface BatchRunDeps {
-  app: AppContext;
   /** The endpoint's execute; undefined only if the gateway does not serve it (the batch then fails). */
   execute: RowExecute | undefined;
+  tasks: TaskBoard;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
   repository: BatchRepository;
   files: FileStore;
   semaphore: Semaphore;
@@ -61,7 +66,7 @@ export class BatchRun {
   }
 
   private now(): number {
-    return Math.floor(this.deps.app.clock.now() / 1000);
+    return Math.floor(this.deps.clock.now() / 1000);
   }
 
   stop(reason: StopReason): void {
@@ -85,11 +90,11 @@ export class BatchRun {
     // The dashboard names a batch by its metadata name or its input file, not by its id.
     const input = await this.deps.files.get(record.account, record.input_file_id).catch(() => undefined);
     const name = record.metadata?.['name'] ?? input?.filename ?? record.id;
-    this.task = this.deps.app.activity.startTask('batch', record.id, `${name} ${record.endpoint}`, { total: record.total });
+    this.task = this.deps.tasks.startTask('batch', record.id, `${name} ${record.endpoint}`, { total: record.total });
     try {
       await this.executeSteps();
     } catch (error) {
-      this.deps.app.logger.error('batch failed', { batch_id: this.record.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      this.deps.logger.error('batch failed', { batch_id: this.record.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       if (this.stopReason !== 'shutdown') {
         await this.fail(error instanceof GatewayError ? error.code : 'SYSTEM_9001', error instanceof Error ? error.message : String(error), lineOf(error)).catch(() => undefined);
       }
@@ -127,7 +132,7 @@ export class BatchRun {
     if (record.status === 'queued') {
       record.status = 'in_progress';
       record.in_progress_at = this.now();
-      await this.deps.repository.save();
+      await this.deps.repository.save(record);
     }
     await this.log.openForAppend((error) => {
       this.logFailure = error;
@@ -146,13 +151,13 @@ export class BatchRun {
       default:
         record.status = 'finalizing';
         record.finalizing_at = this.now();
-        await this.deps.repository.save();
+        await this.deps.repository.save(record);
         return this.finalize('succeeded');
     }
   }
 
   private armExpiry(): void {
-    const remainingMs = this.record.expires_at * 1000 - this.deps.app.clock.now();
+    const remainingMs = this.record.expires_at * 1000 - this.deps.clock.now();
     this.expiryTimer = setTimeout(() => {
       if (this.now() >= this.record.expires_at) this.stop('expire');
       else this.armExpiry();
@@ -203,10 +208,10 @@ export class BatchRun {
   }
 
   private async runRow(execute: RowExecute, row: BatchRow, callDone: () => void): Promise<void> {
-    const { app } = this.deps;
+    const { ids } = this.deps;
     let out: OutputLine;
     if (row.body['stream'] === true) {
-      out = errorLine(app, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
+      out = errorLine(ids, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
     } else {
       const result = await execute(row.body, this.principal(), this.abort.signal);
       const failed = result.status >= 400;
@@ -214,9 +219,9 @@ export class BatchRun {
       if (failed && this.abort.signal.aborted) return;
       if (failed) {
         const error = (result.body as { error?: { code?: string; message?: string } }).error;
-        out = errorLine(app, row, error?.code ?? 'SYSTEM_9001', error?.message ?? `HTTP ${result.status}`);
+        out = errorLine(ids, row, error?.code ?? 'SYSTEM_9001', error?.message ?? `HTTP ${result.status}`);
       } else {
-        out = { id: app.ids.next('batch_req_'), custom_id: row.custom_id, response: { status_code: result.status, request_id: result.requestId, body: result.body }, error: null };
+        out = { id: ids.next('batch_req_'), custom_id: row.custom_id, response: { status_code: result.status, request_id: result.requestId, body: result.body }, error: null };
       }
     }
     callDone();
@@ -229,7 +234,7 @@ export class BatchRun {
     if (out.error === null) this.record.succeeded += 1;
     else this.record.errored += 1;
     this.task?.progress({ done: this.record.succeeded + this.record.errored, failed: this.record.errored });
-    this.deps.repository.saveSoon();
+    this.deps.repository.saveSoon(this.record);
   }
 
   /**
@@ -245,7 +250,7 @@ export class BatchRun {
     if (record.succeeded > 0 && record.output_file_id === null) {
       const output = await files.createFromStream(record.account, { filename: `${record.id}_output.jsonl`, purpose: 'batch_output' }, Readable.from(this.lines((result) => result.out.error === null)));
       record.output_file_id = output.id;
-      await this.deps.repository.save();
+      await this.deps.repository.save(record);
     }
     const notRun = status === 'cancelled' || status === 'expired' ? record.total - record.succeeded - record.errored : 0;
     if ((record.errored > 0 || notRun > 0) && record.error_file_id === null) {
@@ -255,7 +260,7 @@ export class BatchRun {
       }.call(this);
       const errors = await files.createFromStream(record.account, { filename: `${record.id}_error.jsonl`, purpose: 'batch_output' }, Readable.from(errorLines));
       record.error_file_id = errors.id;
-      await this.deps.repository.save();
+      await this.deps.repository.save(record);
     }
     const now = this.now();
     record.status = status;
@@ -263,7 +268,7 @@ export class BatchRun {
     if (status === 'cancelled') record.cancelled_at = now;
     if (status === 'expired') record.expired_at = now;
     if (status === 'failed') record.failed_at = now;
-    await this.deps.repository.save();
+    await this.deps.repository.save(record);
     await this.log.remove();
   }
 
@@ -284,7 +289,7 @@ export class BatchRun {
     try {
       for await (const row of batchRows(readJsonlLines(source, this.deps.maxLineBytes), { endpoint: this.record.endpoint, maxRequests: this.deps.maxRequests })) {
         if (row.index < this.record.total && this.done[row.index] !== 1) {
-          yield `${JSON.stringify({ id: this.deps.app.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } } satisfies OutputLine)}\n`;
+          yield `${JSON.stringify({ id: this.deps.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } } satisfies OutputLine)}\n`;
         }
       }
     } finally {
@@ -300,8 +305,8 @@ export class BatchRun {
   }
 }
 
-function errorLine(app: AppContext, row: BatchRow, code: string, message: string): OutputLine {
-  return { id: app.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } };
+function errorLine(ids: IdGenerator, row: BatchRow, code: string, message: string): OutputLine {
+  return { id: ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } };
 }
 
 function lineOf(error: unknown): number | null {

@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { TaskBoard } from '../app/activity.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { Config } from '../config/load.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -27,6 +27,14 @@ export interface BatchServiceDeps {
   logger: Logger;
 }
 
+/** What the runner needs once the gateway is up, wired by the composition root (app/gateway.ts). */
+export interface BatchPorts {
+  /** Each batchable endpoint's execute (endpoints/batch-executes.ts); a missing one fails its batches. */
+  executes: Partial<Record<BatchEndpoint, RowExecute>>;
+  /** The `igw serve` dashboard's task list. */
+  tasks: TaskBoard;
+}
+
 export interface NewBatch {
   input_file_id: string;
   endpoint: BatchEndpoint;
@@ -46,15 +54,14 @@ export function maxLineBytes(config: Config): number {
 
 /**
  * Batches (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
- * Created with the stores; start() hands it the app context and each batchable endpoint's
- * `execute` (rows run the very pipeline of live requests, without HTTP) and resumes batches a
- * previous process left active.
+ * Created with the stores; start() hands it its ports (each batchable endpoint's `execute`: rows
+ * run the very pipeline of live requests, without HTTP; where progress shows) and resumes batches
+ * a previous process left active.
  */
 export class BatchService {
   private readonly runs = new Map<string, BatchRun>();
   private readonly semaphore: Semaphore;
-  private app: AppContext | null = null;
-  private executes: Partial<Record<BatchEndpoint, RowExecute>> = {};
+  private ports: BatchPorts | null = null;
   private closed = false;
   readonly folder: string;
 
@@ -82,19 +89,21 @@ export class BatchService {
   }
 
   /** Starts (or resumes) every batch that is not finished. */
-  start(app: AppContext, executes: Partial<Record<BatchEndpoint, RowExecute>>): void {
-    this.app = app;
-    this.executes = executes;
+  start(ports: BatchPorts): void {
+    this.ports = ports;
     for (const record of this.repository.all()) {
       if (ACTIVE_STATUSES.has(record.status)) this.launch(record);
     }
   }
 
   private launch(record: BatchRecord): void {
-    if (this.app === null || this.closed || this.runs.has(record.id)) return;
+    if (this.ports === null || this.closed || this.runs.has(record.id)) return;
     const run = new BatchRun(record, {
-      app: this.app,
-      execute: this.executes[record.endpoint],
+      execute: this.ports.executes[record.endpoint],
+      tasks: this.ports.tasks,
+      clock: this.deps.clock,
+      ids: this.deps.ids,
+      logger: this.deps.logger,
       repository: this.repository,
       files: this.deps.files,
       semaphore: this.semaphore,
@@ -189,7 +198,7 @@ export class BatchService {
     }
     record.status = 'cancelling';
     record.cancelling_at = Math.floor(this.deps.clock.now() / 1000);
-    await this.repository.save();
+    await this.repository.save(record);
     const run = this.runs.get(id);
     if (run !== undefined) run.stop('cancel');
     else this.launch(record);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolServices } from '../app/tool-services.js';
 import { responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { findTool, listTools } from '../tools/registry.js';
@@ -9,7 +10,7 @@ import { parseRequest } from './validation/parse.js';
 const invokeSchema = z.object({ arguments: z.unknown().optional() }).strict();
 
 export function toolContext(call: RequestCall): ToolContext {
-  return { app: call.app, principal: call.principal, accountId: call.account.id, plan: call.plan, signal: call.signal };
+  return { services: toolServices(call.app), principal: call.principal, accountId: call.account.id, plan: call.plan, signal: call.signal };
 }
 
 /** GET /v1/tools (scope kit.tools; DESIGN §7): every tool igw can run for this key, with its JSON Schema. */

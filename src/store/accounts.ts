@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Low } from 'lowdb';
 import { BatchedAppender } from './batched-appender.js';
-import { openCollection } from './db.js';
+import { JsonDocument } from './json-document.js';
 
 /** Balances are decimal strings or `unlimited` (never floats). */
 export interface AccountRecord {
@@ -41,16 +40,16 @@ export class AccountRepository {
   private readonly journal: BatchedAppender;
 
   private constructor(
-    private readonly database: Low<AccountsDocument>,
+    private readonly database: JsonDocument<AccountsDocument>,
     private readonly journalPath: string,
     private readonly applyEntry: (record: AccountRecord, entry: JournalEntry) => void,
   ) {
-    this.sequence = database.data.journal_seq;
+    this.sequence = database.value.journal_seq;
     this.journal = new BatchedAppender(journalPath, 10);
   }
 
   static async open(dataDir: string, applyEntry: (record: AccountRecord, entry: JournalEntry) => void): Promise<AccountRepository> {
-    const database = await openCollection<AccountsDocument>(dataDir, 'accounts', { accounts: [], journal_seq: 0 });
+    const database = await JsonDocument.open<AccountsDocument>(dataDir, 'accounts', { accounts: [], journal_seq: 0 });
     const repository = new AccountRepository(database, path.join(dataDir, 'balances.jsonl'), applyEntry);
     await repository.replayJournal();
     return repository;
@@ -71,24 +70,24 @@ export class AccountRepository {
       } catch {
         continue; // a torn last line from a crash mid-append: that debit never completed
       }
-      if (entry.seq <= this.database.data.journal_seq) continue;
+      if (entry.seq <= this.database.value.journal_seq) continue;
       const record = this.get(entry.account);
       if (record !== undefined) this.applyEntry(record, entry);
       this.sequence = Math.max(this.sequence, entry.seq);
     }
-    if (this.sequence > this.database.data.journal_seq) await this.snapshot();
+    if (this.sequence > this.database.value.journal_seq) await this.snapshot();
   }
 
   get(id: string): AccountRecord | undefined {
-    return this.database.data.accounts.find((record) => record.id === id);
+    return this.database.value.accounts.find((record) => record.id === id);
   }
 
   list(): AccountRecord[] {
-    return [...this.database.data.accounts];
+    return [...this.database.value.accounts];
   }
 
   async insert(record: AccountRecord): Promise<void> {
-    this.database.data.accounts.push(record);
+    this.database.value.accounts.push(record);
     await this.snapshot();
   }
 
@@ -126,7 +125,7 @@ export class AccountRepository {
     const run = async () => {
       // Everything appended so far must be on disk before the snapshot claims it.
       await this.journal.close();
-      this.database.data.journal_seq = this.sequence;
+      this.database.value.journal_seq = this.sequence;
       await this.database.write();
       // Entries up to journal_seq are now in the snapshot; a crash before this truncation is harmless (seq check).
       await writeFile(this.journalPath, '', { mode: 0o600 });

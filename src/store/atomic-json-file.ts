@@ -1,9 +1,11 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
+import { writeFileAtomic } from './atomic-write.js';
 
 /**
- * lowdb adapter writing JSON atomically (temp file + fsync + rename) with mode 0600.
- * Used with `Low` directly: lowdb's presets silently switch to memory under NODE_ENV=test.
+ * One JSON file, read whole and replaced atomically (writeFileAtomic: temp + fsync + rename,
+ * mode 0600). It is the lowdb adapter of JsonDocument (used with `Low` directly: lowdb's presets
+ * silently switch to memory under NODE_ENV=test) and a plain state file for storage billing.
  */
 export class AtomicJsonFile<T> implements Adapter<T> {
   private writeChain: Promise<void> = Promise.resolve();
@@ -23,17 +25,9 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   /** Writes are serialised so renames land in call order and the last write wins. */
   write(data: T): Promise<void> {
     const text = `${JSON.stringify(data, null, 2)}\n`;
-    const run = async () => {
+    const run = () => {
       this.sequence += 1;
-      const temporary = `${this.filePath}.${process.pid}.${this.sequence}.tmp`;
-      const handle = await open(temporary, 'w', 0o600);
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.filePath);
+      return writeFileAtomic(this.filePath, text, `${process.pid}.${this.sequence}.tmp`);
     };
     const next = this.writeChain.then(run, run);
     this.writeChain = next.catch(() => undefined);

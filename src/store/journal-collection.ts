@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
+import type { Collection } from './collection.js';
 import { JournalFile } from './journal-file.js';
 
 /** The snapshot file of a journalled collection (`<name>.json`). */
@@ -39,7 +40,7 @@ const MIN_COMPACT_LINES = 2000;
  * takes the snapshot, then every journal line with a higher sequence; a torn last line is a
  * change that was never acknowledged. Records keep their insertion order (a change keeps the place).
  */
-export class JournalCollection<T, M extends object = Record<string, never>> {
+export class JournalCollection<T, M extends object = Record<string, never>> implements Collection<T> {
   private readonly records = new Map<string, T>();
   private sequence = 0;
   private journalLines = 0;

@@ -1,5 +1,5 @@
 import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
 
 interface Waiter {
   resolve: () => void;

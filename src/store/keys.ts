@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Low } from 'lowdb';
-import { openCollection } from './db.js';
+import type { Collection } from './collection.js';
+import { DocumentCollection } from './document-collection.js';
 
 /** A stored API key: only its SHA-256 and a display prefix are kept (DESIGN §4). */
 export interface KeyRecord {
@@ -43,17 +43,17 @@ export class KeyRepository {
   private byHash = new Map<string, KeyRecord>();
   private byId = new Map<string, KeyRecord>();
 
-  private constructor(private readonly database: Low<KeysDocument>) {
+  private constructor(private readonly records: Collection<KeyRecord>) {
     this.reindex();
   }
 
   static async open(dataDir: string): Promise<KeyRepository> {
-    return new KeyRepository(await openCollection<KeysDocument>(dataDir, 'keys', { keys: [] }));
+    return new KeyRepository(await DocumentCollection.open<KeyRecord>(dataDir, 'keys', { key: (record) => record.id, field: 'keys' }));
   }
 
   private reindex(): void {
-    this.byHash = new Map(this.database.data.keys.map((record) => [record.hash, record]));
-    this.byId = new Map(this.database.data.keys.map((record) => [record.id, record]));
+    this.byHash = new Map([...this.records.values()].map((record) => [record.hash, record]));
+    this.byId = new Map([...this.records.values()].map((record) => [record.id, record]));
   }
 
   findByHash(hash: string): KeyRecord | undefined {
@@ -65,14 +65,13 @@ export class KeyRepository {
   }
 
   list(): KeyRecord[] {
-    return [...this.database.data.keys];
+    return [...this.records.values()];
   }
 
   async insert(record: KeyRecord): Promise<void> {
-    this.database.data.keys.push(record);
     this.byHash.set(record.hash, record);
     this.byId.set(record.id, record);
-    await this.database.write();
+    await this.records.put(record);
   }
 
   async update(id: string, change: Partial<KeyRecord>): Promise<KeyRecord | undefined> {
@@ -80,7 +79,7 @@ export class KeyRepository {
     if (record === undefined) return undefined;
     Object.assign(record, change);
     this.reindex();
-    await this.database.write();
+    await this.records.put(record);
     return record;
   }
 }

@@ -1,11 +1,9 @@
 import { scopeGrants } from '../auth/scopes.js';
 import { convertWithLimits } from '../documents/convert/convert-with-limits.js';
 import { documentObject } from '../documents/convert/document-object.js';
-import { loadDocument } from '../documents/convert/document-source.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { searchVectorStores } from '../vector-stores/search.js';
-import type { VectorStoreRecord } from '../vector-stores/records.js';
 import { textResult, type GatewayTool, type ToolContext } from './tool.js';
+import type { KnowledgeBase } from './tool-services.js';
 
 /**
  * igw's own tools (`source: "igw"`), offered at /v1/tools and by igw's MCP server at /v1/mcp/igw.
@@ -21,8 +19,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     scope: 'kit.knowledge.read',
     vault: true,
     async invoke(_args, context) {
-      const stores = (await context.app.vectorStores.listStores(context.accountId)).filter((store) => store.expired_at === null);
-      const rows = stores.map((store) => ({ id: store.id, name: store.name, files: context.app.vectorStores.filesOf(store).length }));
+      const rows = await context.services.knowledgeBases(context.accountId);
       const text = rows.length === 0 ? 'No knowledge bases yet (create one with `igw kb create NAME`).' : rows.map((row) => `${row.name} (${row.id}): ${row.files} file${row.files === 1 ? '' : 's'}`).join('\n');
       return textResult(text, { knowledge_bases: rows });
     },
@@ -46,13 +43,12 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     vault: true,
     async invoke(args, context) {
       const store = await storeNamed(context, String(args['knowledge_base']));
-      const outcome = await searchVectorStores(
-        context.app,
+      const results = await context.services.searchKnowledgeBase(
         context.accountId,
-        { vectorStoreIds: [store.id], query: String(args['query']), maxNumResults: (args['max_num_results'] as number | undefined) ?? 5, ...(args['filters'] === undefined ? {} : { filters: args['filters'] }) },
-        { signal: context.signal },
+        store.id,
+        { query: String(args['query']), maxNumResults: (args['max_num_results'] as number | undefined) ?? 5, ...(args['filters'] === undefined ? {} : { filters: args['filters'] }) },
+        context.signal,
       );
-      const results = outcome.results.map((result) => ({ file_id: result.file_id, filename: result.filename, score: result.score, text: result.content.map((part) => part.text).join('\n') }));
       const text = results.length === 0 ? `Nothing in "${store.name}" matches that query.` : results.map((result, index) => `[${index + 1}] ${result.filename} (score ${result.score.toFixed(2)})\n${result.text}`).join('\n\n');
       return textResult(text, { knowledge_base: store.id, results });
     },
@@ -77,7 +73,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
       const url = args['url'] as string | undefined;
       if ((fileId === undefined) === (url === undefined)) throw new GatewayError('VALIDATION_4005', 'Give exactly one of file_id and url.', { field: 'arguments' });
       const format = (args['format'] as 'markdown' | 'text' | undefined) ?? 'markdown';
-      const input = await loadDocument(context.app, context.accountId, fileId !== undefined ? { file_id: fileId } : { url: url! }, context.signal, 'arguments');
+      const input = await context.services.loadDocument(context.accountId, fileId !== undefined ? { file_id: fileId } : { url: url! }, context.signal, 'arguments');
       const document = documentObject(input.filename, format, await convertWithLimits(input, format, 'arguments'));
       return textResult(document.text, { filename: document.filename, type: document.type, metadata: document.metadata });
     },
@@ -90,7 +86,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     scope: 'inference.models',
     vault: false,
     async invoke(_args, context) {
-      const models = context.app.catalog.visibleTo(context.plan).map(([id, model]) => ({ id, type: model.type }));
+      const models = context.services.visibleModels(context.plan);
       return textResult(models.map((model) => `${model.id} (${model.type})`).join('\n'), { models });
     },
   },
@@ -109,8 +105,8 @@ export function builtinToolsFor(context: Pick<ToolContext, 'principal'>): Gatewa
 }
 
 /** A store by id, else by its unique name among the caller's active stores. */
-async function storeNamed(context: ToolContext, nameOrId: string): Promise<VectorStoreRecord> {
-  const stores = (await context.app.vectorStores.listStores(context.accountId)).filter((store) => store.expired_at === null);
+async function storeNamed(context: ToolContext, nameOrId: string): Promise<KnowledgeBase> {
+  const stores = await context.services.knowledgeBases(context.accountId);
   const byId = stores.find((store) => store.id === nameOrId);
   if (byId !== undefined) return byId;
   const named = stores.filter((store) => store.name === nameOrId);

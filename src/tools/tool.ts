@@ -1,13 +1,14 @@
-import type { AppContext } from '../app/context.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { PlanConfig } from '../config/schema.js';
+import type { ToolServices } from './tool-services.js';
 
 /** A JSON Schema object describing a tool's arguments (MCP `inputSchema`, /v1/tools `input_schema`). */
 export type JsonSchemaObject = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [keyword: string]: unknown };
 
 /** Who runs a tool and with what: the caller's key decides which tools exist for it. */
 export interface ToolContext {
-  app: AppContext;
+  /** What the built-in tools may use of the gateway. */
+  services: ToolServices;
   principal: Principal;
   accountId: string;
   plan: PlanConfig;

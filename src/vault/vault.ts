@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Low } from 'lowdb';
-import { ensureDataDir, openCollection } from '../store/db.js';
+import { ensureDataDir } from '../store/db.js';
+import { JsonDocument } from '../store/json-document.js';
 import { seal as sealBytes, unseal as unsealBytes } from '../crypto/sealed.js';
 import { deriveKey, newKdfParams, type KdfParams } from './crypto.js';
 
@@ -68,7 +68,7 @@ function itemAad(account: string, kind: VaultKind, id: string): string {
 }
 
 export class Vault {
-  private readonly files = new Map<string, Promise<Low<VaultDocument | null>>>();
+  private readonly files = new Map<string, Promise<JsonDocument<VaultDocument | null>>>();
   /** Derived keys by hash of (account, salt, vault key): scrypt runs once per key, not per request. */
   private readonly keys = new Map<string, Promise<Buffer>>();
 
@@ -77,10 +77,10 @@ export class Vault {
     private readonly kdfCost?: { N: number; r: number; p: number },
   ) {}
 
-  private file(account: string): Promise<Low<VaultDocument | null>> {
+  private file(account: string): Promise<JsonDocument<VaultDocument | null>> {
     let file = this.files.get(account);
     if (file === undefined) {
-      file = openCollection<VaultDocument | null>(path.join(this.dataDir, 'vault'), Buffer.from(account, 'utf8').toString('hex'), null);
+      file = JsonDocument.open<VaultDocument | null>(path.join(this.dataDir, 'vault'), Buffer.from(account, 'utf8').toString('hex'), null);
       this.files.set(account, file);
       file.catch(() => this.files.delete(account));
     }
@@ -101,7 +101,7 @@ export class Vault {
 
   /** Whether the account has a vault yet. */
   async exists(account: string): Promise<boolean> {
-    return (await this.file(account)).data !== null;
+    return (await this.file(account)).value !== null;
   }
 
   /**
@@ -111,20 +111,20 @@ export class Vault {
    */
   async unlock(account: string, secret: string, options: { create?: boolean } = {}): Promise<UnlockedVault> {
     const file = await this.file(account);
-    if (file.data === null) {
+    if (file.value === null) {
       if (options.create !== true) throw new VaultError('no-vault', `account "${account}" has no vault yet`);
       await ensureDataDir(this.dataDir, 'vault');
       const kdf = newKdfParams(this.kdfCost);
       const draft: VaultDocument = { version: 1, account, kdf, check: '', items: [] };
       const key = await this.key(draft, secret);
       // Another creation may have finished while scrypt ran: the first one wins.
-      if (file.data === null) {
+      if (file.value === null) {
         draft.check = seal(key, CHECK_TEXT, `igw-vault-check:${account}`);
-        file.data = draft;
+        file.value = draft;
         await file.write();
       }
     }
-    const document = file.data!;
+    const document = file.value!;
     const key = await this.key(document, secret);
     try {
       if (unseal(key, document.check, `igw-vault-check:${account}`) !== CHECK_TEXT) throw new Error('check text differs');
@@ -138,7 +138,7 @@ export class Vault {
 /** A vault opened with the right key: read and change its items. */
 export class UnlockedVault {
   constructor(
-    private readonly file: Low<VaultDocument | null>,
+    private readonly file: JsonDocument<VaultDocument | null>,
     private readonly document: VaultDocument,
     private readonly key: Buffer,
   ) {}

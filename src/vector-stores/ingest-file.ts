@@ -1,11 +1,10 @@
-import type { AppContext } from '../app/context.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../util/logger.js';
 import { abortableSleep } from '../util/sleep.js';
 import type { CommitTurn } from './commit-turns.js';
 import type { DocumentTools } from './document-tools.js';
-import { embedTexts } from './embedder.js';
 import type { IngestJob } from './ingest-queue.js';
+import type { EmbedTexts, StoredFileReader } from './ingest-ports.js';
 import type { FileError, VectorStoreFileRecord } from './records.js';
 import type { VectorStoreRepository } from './repository.js';
 import type { SourceBlobs } from './source-blobs.js';
@@ -17,7 +16,8 @@ const INGEST_ATTEMPTS = 4;
 export const MAX_INGEST_BYTES = 100 * 1024 * 1024;
 
 export interface IngestContext {
-  app: AppContext;
+  embed: EmbedTexts;
+  files: StoredFileReader;
   tools: DocumentTools;
   repository: VectorStoreRepository;
   sources: SourceBlobs;
@@ -36,7 +36,7 @@ async function extractText(context: IngestContext, file: VectorStoreFileRecord, 
       return (await tools.extract({ bytes: fetched.bytes, filename: fetched.filename, mimeType: fetched.mimeType })).text;
     }
     case 'file': {
-      const files = context.app.files;
+      const { files } = context;
       const record = await files.get(file.account, file.id);
       if (record === undefined) throw new IngestFailure({ code: 'invalid_file', message: `File "${file.id}" was deleted before it could be processed.` });
       if (record.bytes > MAX_INGEST_BYTES) {
@@ -62,7 +62,7 @@ export async function ingestFile(context: IngestContext, job: IngestJob, signal:
       const text = await extractText(context, file, signal);
       const chunks = context.tools.chunk(text, file.chunking_strategy).filter((chunk) => chunk.text.trim() !== '');
       if (chunks.length === 0) throw new IngestFailure({ code: 'invalid_file', message: 'The file contains no text to index.' });
-      const vectors = await embedTexts(context.app, store.account, store.embedding_model, chunks.map((chunk) => chunk.text), {
+      const vectors = await context.embed(store.account, store.embedding_model, chunks.map((chunk) => chunk.text), {
         signal,
         endpoint: '/v1/vector_stores/{vector_store_id}/files (ingest)',
         keyId: file.key_id ?? null,

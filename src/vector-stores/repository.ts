@@ -1,19 +1,15 @@
-import type { Low } from 'lowdb';
-import { openCollection } from '../store/db.js';
+import type { Collection } from '../store/collection.js';
+import { DocumentCollection } from '../store/document-collection.js';
 import { JournalCollection } from '../store/journal-collection.js';
 import type { FileBatchRecord, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import type { StoreSummary } from './wire.js';
-
-interface StoresDocument {
-  vector_stores: VectorStoreRecord[];
-}
 
 function fileKey(storeId: string, fileId: string): string {
   return `${storeId}/${fileId}`;
 }
 
 /**
- * Vector store metadata (DESIGN §4). The store list is one small lowdb document (it grows only
+ * Vector store metadata (DESIGN §4). The store list is one small document (it grows only
  * when someone creates a store); the collections that grow with use, files and file batches, are
  * journalled (src/store/journal-collection): attaching a file or changing its status appends one
  * line, whatever the number of files. Chunks and indexes live under `vector_stores/<id>/`
@@ -26,9 +22,9 @@ export class VectorStoreRepository {
   private sequence = 0;
 
   private constructor(
-    private readonly stores: Low<StoresDocument>,
-    private readonly files: JournalCollection<VectorStoreFileRecord>,
-    private readonly batches: JournalCollection<FileBatchRecord>,
+    private readonly stores: Collection<VectorStoreRecord>,
+    private readonly files: Collection<VectorStoreFileRecord>,
+    private readonly batches: Collection<FileBatchRecord>,
   ) {
     for (const file of files.values()) {
       this.indexFile(file);
@@ -39,7 +35,7 @@ export class VectorStoreRepository {
 
   static async open(dataDir: string): Promise<VectorStoreRepository> {
     return new VectorStoreRepository(
-      await openCollection<StoresDocument>(dataDir, 'vector_stores', { vector_stores: [] }),
+      await DocumentCollection.open<VectorStoreRecord>(dataDir, 'vector_stores', { key: (store) => store.id, field: 'vector_stores' }),
       await JournalCollection.open<VectorStoreFileRecord>(dataDir, 'vector_store_files', {
         key: (file) => fileKey(file.vector_store_id, file.id),
         meta: {},
@@ -55,6 +51,7 @@ export class VectorStoreRepository {
 
   /** Writes what is queued and compacts long journals (shutdown). */
   async close(): Promise<void> {
+    await this.stores.close();
     await this.files.close();
     await this.batches.close();
   }
@@ -87,27 +84,27 @@ export class VectorStoreRepository {
 
   // Stores
 
+  /** Every store, oldest first (a copy). */
   allStores(): readonly VectorStoreRecord[] {
-    return this.stores.data.vector_stores;
+    return [...this.stores.values()];
   }
 
   store(id: string): VectorStoreRecord | undefined {
-    return this.stores.data.vector_stores.find((record) => record.id === id);
+    return this.stores.get(id);
   }
 
   async insertStore(record: VectorStoreRecord): Promise<void> {
-    this.stores.data.vector_stores.push(record);
-    await this.stores.write();
+    await this.stores.put(record);
   }
 
   async updateStore(record: VectorStoreRecord, change: Partial<VectorStoreRecord>): Promise<void> {
     Object.assign(record, change);
-    await this.stores.write();
+    // A store deleted meanwhile stays deleted.
+    if (this.stores.get(record.id) === record) await this.stores.put(record);
   }
 
   async deleteStore(id: string): Promise<void> {
-    this.stores.data.vector_stores = this.stores.data.vector_stores.filter((record) => record.id !== id);
-    await this.stores.write();
+    await this.stores.delete(id);
     await this.deleteFilesOf(id);
     await this.batches.delete(...[...this.batches.values()].filter((batch) => batch.vector_store_id === id).map((batch) => batch.id));
   }

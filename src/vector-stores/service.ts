@@ -1,14 +1,14 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppContext } from '../app/context.js';
+import type { TaskBoard } from '../app/activity.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
-import type { DocumentTools } from './document-tools.js';
 import type { Attributes } from './filters.js';
 import { CommitTurns } from './commit-turns.js';
 import { ingestFile, type IngestContext } from './ingest-file.js';
+import type { VectorStorePorts } from './ingest-ports.js';
 import { IngestQueue, type IngestJob } from './ingest-queue.js';
 import type { ExpiresAfter, FileBatchRecord, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import { VectorStoreRepository } from './repository.js';
@@ -53,8 +53,6 @@ export interface NewFile {
 export class VectorStoreService {
   private readonly loaded = new Map<string, Promise<StoreData>>();
   private queue: IngestQueue | null = null;
-  private app: AppContext | null = null;
-  private tools: DocumentTools | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly sources: SourceBlobs;
   private readonly persistedActivity = new Map<string, number>();
@@ -87,11 +85,9 @@ export class VectorStoreService {
    * Starts ingestion: files left `in_progress` by a previous process are reconciled (already
    * committed → completed) or queued again, and the expiry sweep begins.
    */
-  async start(app: AppContext, tools: DocumentTools): Promise<void> {
-    this.app = app;
-    this.tools = tools;
-    const context: IngestContext = { app, tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
-    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, job, signal), INGEST_CONCURRENCY, (job, error) => {
+  async start(ports: VectorStorePorts): Promise<void> {
+    const context: IngestContext = { embed: ports.embed, files: ports.files, tools: ports.tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
+    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, ports.tasks, job, signal), INGEST_CONCURRENCY, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
@@ -149,9 +145,9 @@ export class VectorStoreService {
 
   /** `vector_stores/<id>/` (DESIGN §4); ids are UUIDs igw generated, so they are safe as names. */
   /** One ingestion, shown on the `igw serve` dashboard while it runs and with its outcome after. */
-  private async ingestTracked(context: IngestContext, job: IngestJob, signal: AbortSignal): Promise<void> {
+  private async ingestTracked(context: IngestContext, tasks: TaskBoard, job: IngestJob, signal: AbortSignal): Promise<void> {
     const file = this.repository.file(job.storeId, job.fileId);
-    const task = context.app.activity.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${this.repository.store(job.storeId)?.name || job.storeId}`, { total: 1 });
+    const task = tasks.startTask('ingestion', job.fileId, `${file?.filename ?? job.fileId} → ${this.repository.store(job.storeId)?.name || job.storeId}`, { total: 1 });
     // Taken before the first await: turns follow the order in which the queue starts jobs.
     const turn = this.commitTurns.take(job.storeId);
     try {

@@ -1,5 +1,6 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Sealer } from './sealer.js';
 
 /**
@@ -24,15 +25,7 @@ export class SourceBlobs {
   async write(storeId: string, fileId: string, bytes: Buffer): Promise<void> {
     const target = this.pathOf(storeId, fileId);
     await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    const temporary = `${target}.tmp`;
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(this.sealer.seal(bytes, this.aad(storeId, fileId)));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, target);
+    await writeFileAtomic(target, this.sealer.seal(bytes, this.aad(storeId, fileId)));
   }
 
   async read(storeId: string, fileId: string): Promise<Buffer> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { JournalCollection } from '../store/journal-collection.js';
-import { writeSynced } from '../util/atomic-write.js';
+import { writeSynced } from '../store/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.js';
 import type { LexicalScores } from './bm25-index.js';

@@ -139,6 +139,31 @@ describe('/v1/responses with an mcp tool', () => {
     expect(denied.output_text).toContain('did not approve');
   });
 
+  it('streamed: an approval request ends the stream; the approved call streams as an mcp_call at the start of the next answer', async () => {
+    script = (names) => (names.includes('calc__add') ? { name: 'calc__add', arguments: { a: 3, b: 4 } } : undefined);
+    const tools = [calc({ require_approval: 'always', allowed_tools: ['add'] })];
+    const asking = client.responses.stream({ model: 'up-chat', input: '3 + 4?', tools });
+    const askedTypes: string[] = [];
+    for await (const event of asking) askedTypes.push(event.type);
+    const asked = await asking.finalResponse();
+    expect(asked.output.map((item) => item.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    expect(askedTypes).not.toContain('response.mcp_call.in_progress');
+    const request = asked.output[1]!;
+    if (request.type !== 'mcp_approval_request') throw new Error('expected an approval request');
+    const running = client.responses.stream({
+      model: 'up-chat',
+      input: [{ role: 'user', content: '3 + 4?' }, ...(asked.output as unknown as ResponseInputItem[]), { type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
+      tools,
+    });
+    const runTypes: string[] = [];
+    for await (const event of running) runTypes.push(event.type);
+    const ran = await running.finalResponse();
+    expect(ran.output.map((item) => item.type)).toEqual(['mcp_call', 'message']);
+    expect(ran.output[0]).toMatchObject({ output: '7', approval_request_id: request.id });
+    expect(ran.output_text).toBe('tool said: 7');
+    expect(runTypes.indexOf('response.mcp_call.completed')).toBeLessThan(runTypes.indexOf('response.output_text.delta'));
+  });
+
   it('{never: {tool_names}} runs the tools it names and asks for the others', async () => {
     script = (names) => (names.includes('calc__divide') ? { name: 'calc__divide', arguments: { a: 6, b: 3 } } : undefined);
     const asks = await client.responses.create({ model: 'up-chat', input: 'six by three', tools: [calc({ require_approval: { never: { tool_names: ['add'] } } })] });

@@ -1,0 +1,3 @@
+import { prepared } from './responses.js';
+
+export const streamed = () => prepared;
