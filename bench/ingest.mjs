@@ -129,7 +129,9 @@ async function searchKept(files) {
     for (let waited = 0; waited < 60; waited += 1) {
       const before = await cpuSeconds(igw.pid);
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      if ((await cpuSeconds(igw.pid)) - before < 0.05) break;
+      const spent = (await cpuSeconds(igw.pid)) - before;
+      if (process.env.BENCH_INGEST_DEBUG) console.error(`settle ${waited}: ${spent.toFixed(2)} s CPU`);
+      if (spent < 0.05) break;
     }
     const counts = (await json('GET', `/v1/vector_stores/${storeId}`)).file_counts;
     return { files, completed: counts.completed, failed: counts.failed, search: await searchLatency(json, storeId, igw.pid), peak_rss_mb: await peakRssMb(igw.pid) };

@@ -75,7 +75,9 @@ export async function issueCliKey(store: Store, config: Config, args: { rejected
     const stored = await readCliKey(store.dataDir);
     if (stored !== null && usable(store, stored.key, nowSeconds)) return { ...stored, fresh: stored.key !== args.rejected };
     for (const record of store.keys.list()) {
-      if (record.owner === 'cli' && record.revoked_at === null) await store.keys.update(record.id, { revoked_at: nowSeconds });
+      // Team mode: every instance's data dir has its own CLI key in the shared table; only this dir's earlier one goes.
+      const ours = store.kind === 'json' || record.id === stored?.id;
+      if (record.owner === 'cli' && record.revoked_at === null && ours) await store.keys.update(record.id, { revoked_at: nowSeconds });
     }
     const created = await createKey(store, config, { name: CLI_KEY_NAME, vault: true }, nowSeconds, 'cli');
     await writeCliKey(store.dataDir, { id: created.id, key: created.key });

@@ -151,6 +151,8 @@ export class StoreData {
   private index: HnswIndex | null = null;
   /** The vectors again, compact, for cosines outside the ANN walk (see vector-copy.ts); null before the first vector. */
   private copy: VectorCopy | null = null;
+  /** Resolves once the vector copy holds every point of the index loaded at open (benches wait for it). */
+  copyFilled: Promise<void> = Promise.resolve();
   /** BM25 over the chunk texts, by the same labels (set by open). */
   private lexical!: LexicalIndex;
   /** Mean unit vector of a spread of live chunks (the noise level of a query); null after any change. */
@@ -309,8 +311,10 @@ export class StoreData {
     const ranges = [...this.ranges];
     let rangeIndex = 0;
     let offset = 0;
+    let filled!: () => void;
+    this.copyFilled = new Promise((resolve) => (filled = resolve));
     const step = () => {
-      if (this.closed || this.index === null || this.copy === null) return;
+      if (this.closed || this.index === null || this.copy === null) return filled();
       const until = performance.now() + FILL_SLICE_MS;
       while (rangeIndex < ranges.length) {
         const range = ranges[rangeIndex]!;
@@ -327,6 +331,7 @@ export class StoreData {
           return;
         }
       }
+      filled();
     };
     setImmediate(step);
   }
