@@ -65,12 +65,14 @@ async function passThroughStream(call: RequestCall, scope: InferenceScope, opene
   const writer = new SseWriter(call.response);
   writer.open(responseHeaders(call));
   const tap = new MessageEventsTap();
-  const driven = await opened.drive(({ type, payload }) => {
+  const driven = await opened.drive(({ type, payload, data }) => {
     if (type === 'message_start') {
       const message = payload['message'] as Record<string, unknown> | undefined;
       if (message !== undefined) message['model'] = clientModel;
+      return writer.send(payload, type);
     }
-    return writer.send(payload, type);
+    // Every other event is what the upstream sent: its own bytes go out (issue 18 item 3).
+    return data === undefined ? writer.send(payload, type) : writer.sendText(data, type);
   }, tap);
   meterServed(scope, opened, tap.usage(() => inputTokens));
   if (driven.aborted) {

@@ -117,9 +117,13 @@ async function streamNativeResponses(call: RequestCall, scope: InferenceScope, r
     stream,
     (event) => {
       const response = event.payload['response'];
-      if (response !== null && typeof response === 'object') Object.assign(response, { model: request.model, store: false });
+      const snapshot = response !== null && typeof response === 'object';
+      if (snapshot) Object.assign(response, { model: request.model, store: false });
       // The final event waits for billing and impact, known once the stream has ended.
-      return FINAL_RESPONSE_EVENTS.has(event.type) ? undefined : writer.send(event.payload, event.type);
+      if (FINAL_RESPONSE_EVENTS.has(event.type)) return undefined;
+      if (snapshot) return writer.send(event.payload, event.type);
+      // Events without a response snapshot are what the upstream sent: its own bytes go out (issue 18 item 3).
+      return event.data === undefined ? writer.send(event.payload, event.type) : writer.sendText(event.data, event.type);
     },
     { tap },
   );

@@ -54,6 +54,15 @@ export class SseWriter {
     return this.response.writableNeedDrain ? this.drained() : undefined;
   }
 
+  /**
+   * Sends JSON text igw did not build (a pass-through event as the upstream sent it), skipping a
+   * parse-and-serialise round trip. Text spanning several lines is framed as one `data:` line
+   * each, which SSE clients join back with newlines (JSON allows them between tokens).
+   */
+  sendText(text: string, event?: string): Promise<void> | undefined {
+    return this.send(text.includes('\n') || text.includes('\r') ? text.split(/\r\n|\r|\n/).join('\ndata: ') : text, event);
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     if (this.pending.length === 0 || this.response.destroyed || this.response.writableEnded) return;

@@ -103,6 +103,8 @@ export interface NativeMessagesResult {
 export interface NativeMessageEvent {
   type: string;
   payload: Record<string, unknown>;
+  /** The payload's JSON text as the upstream sent it: forwarded as is when igw changes nothing. */
+  data?: string;
 }
 
 /** A native /v1/responses answer (providers that speak the Responses API), with its usage in hub terms for billing. */
@@ -115,6 +117,8 @@ export interface NativeResponsesResult {
 export interface NativeResponseEvent {
   type: string;
   payload: Record<string, unknown>;
+  /** The payload's JSON text as the upstream sent it: forwarded as is when igw changes nothing. */
+  data?: string;
 }
 
 /**

@@ -17,6 +17,8 @@ export interface StreamDialect {
 export interface UpstreamEvent {
   event: string | undefined;
   payload: unknown;
+  /** The `data:` text as the upstream sent it, for pass-through that forwards it untouched. */
+  data: string;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function* upstreamEventBatches(
       let broken: unknown;
       for (const event of step.value) {
         try {
-          parsed.push({ event: event.event, payload: parseEventData(event.data, event.event, dialect) });
+          parsed.push({ event: event.event, payload: parseEventData(event.data, event.event, dialect), data: event.data });
         } catch (error) {
           broken = error;
           break;

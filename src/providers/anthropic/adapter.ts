@@ -103,7 +103,7 @@ export function createAnthropicAdapter(options: AnthropicProviderOptions, httpCl
           if (isAnthropicErrorBody(payload)) throw classifyUpstreamErrorEvent(payload, providerId);
           const parsed = parseAnthropicStreamEvent(payload);
           if (!parsed.success || typeof payload !== 'object' || payload === null) throw unreadable(providerId, 'stream event', { error: parsed.success ? 'not an object' : parsed.error, payload });
-          yield { type: String((payload as Record<string, unknown>)['type']), payload: payload as Record<string, unknown> };
+          yield { type: String((payload as Record<string, unknown>)['type']), payload: payload as Record<string, unknown>, data: step.value.data };
         }
       } finally {
         await events.return({ sawDone: false });

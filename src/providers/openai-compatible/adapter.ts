@@ -104,7 +104,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
         const record = payload as Record<string, unknown>;
         // Recorded: `{type: "error", error: {...}}` (OpenAI); flat `{type: "error", code, message}` in the API reference.
         if (record['type'] === 'error' || step.value.event === 'error') throw classifyUpstreamStreamError('error' in record ? record : { error: record }, providerId);
-        yield { type: String(record['type'] ?? step.value.event ?? ''), payload: record };
+        yield { type: String(record['type'] ?? step.value.event ?? ''), payload: record, data: step.value.data };
       }
     } finally {
       await events.return({ sawDone: false });

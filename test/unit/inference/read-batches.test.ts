@@ -26,3 +26,19 @@ describe('decodeSseBatches', () => {
     expect(seen).toEqual(batches);
   });
 });
+
+/** Pass-through bytes: JSON text igw did not build goes out as sent, framed so that multi-line text survives. */
+describe('SseWriter.sendText', () => {
+  it.each([
+    { name: 'one-line JSON as is', text: '{"type":"ping"}', framed: 'event: ping\ndata: {"type":"ping"}\n\n' },
+    { name: 'multi-line JSON, one data line each', text: '{\n  "type": "ping"\r\n}', framed: 'event: ping\ndata: {\ndata:   "type": "ping"\ndata: }\n\n' },
+  ])('$name', async ({ text, framed }) => {
+    const { SseWriter } = await import('../../../src/http/sse.js');
+    const written: string[] = [];
+    const response = { headersSent: false, writableNeedDrain: false, destroyed: false, writableEnded: false, write: (chunk: string) => void written.push(chunk), end: () => undefined } as unknown as ConstructorParameters<typeof SseWriter>[0];
+    const writer = new SseWriter(response);
+    writer.sendText(text, 'ping');
+    writer.close();
+    expect(written.join('')).toBe(framed);
+  });
+});
