@@ -2,8 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 
-/** The migration files, shipped with the package next to dist/ (same depth from src/ and dist/). */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations', import.meta.url));
+/**
+ * The migration files. They stay beside this module in src/ (tsc copies no .sql, and the top level
+ * of the repo is fixed); from dist/ the same relative path leads back to them (same depth), so
+ * the checkout and an installed package (package.json `files`) both find them.
+ */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../src/store/postgres/migrations', import.meta.url));
 
 /**
  * igw's own advisory lock key for migrations. node-pg-migrate's built-in lock is a *try* lock
