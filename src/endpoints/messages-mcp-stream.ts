@@ -8,7 +8,7 @@ import { toMessagesUsage } from '../translate/messages/usage.js';
 import { accumulateChat } from '../translate/stream/accumulate-chat.js';
 import { ChatToMessageEvents, type MessageEventsOptions } from '../translate/stream/chat-to-message-events.js';
 import type { MessagesMcp } from './messages-mcp.js';
-import { addUsage, continuedRequest, MAX_MODEL_TURNS, nextTurnPlan } from './responses.js';
+import { addUsage, continuedRequest, MAX_MODEL_TURNS, nextTurnPlan } from './responses-turns.js';
 
 /**
  * stream=true with `mcp_servers` on a translated route (issue 20 item 3): the streamed twin of

@@ -8,7 +8,7 @@ import { parseToolInput } from '../translate/messages/chat-to-messages.js';
 import { mcpErrorText } from '../translate/responses/mcp-items.js';
 import { flatFunctionName } from '../translate/responses/namespaced-names.js';
 import { callMcpTool, connectMcpUrl } from './mcp-tool-calls.js';
-import { addUsage, continuedRequest, MAX_MODEL_TURNS, nextTurnPlan } from './responses.js';
+import { addUsage, continuedRequest, MAX_MODEL_TURNS, nextTurnPlan } from './responses-turns.js';
 
 /** One `mcp_servers` entry of a /v1/messages request (beta mcp-client-2025-04-04), as validated. */
 export interface MessagesMcpServer {

@@ -7,7 +7,7 @@ import type { ProviderAdapter } from '../providers/types.js';
 import type { CandidateRoute } from '../routing/select.js';
 import type { ToolPlan } from '../translate/responses/tools.js';
 import type { ResponsesRequest } from '../translate/responses/types.js';
-import { responsesErrorOf } from './responses.js';
+import { responsesErrorOf } from './responses-turns.js';
 
 /** The routes of the model whose provider speaks the Responses API (config `responses_api: true`). */
 export interface NativeRoutes {

@@ -4,7 +4,7 @@ import { billingFields, committedFailure, meterServed, openChat, type InferenceS
 import { makeUsage } from '../translate/chat/types.js';
 import type { ResponseStreamEvent } from '../translate/responses/types.js';
 import { ChatToResponseEvents } from '../translate/stream/chat-to-response-events.js';
-import { addUsage, continuedRequest, nextTurnPlan, type PreparedResponses } from './responses.js';
+import { addUsage, continuedRequest, nextTurnPlan, type PreparedResponses } from './responses-turns.js';
 import { hasServerTools, runServerTools } from './responses-server-tools.js';
 
 /**

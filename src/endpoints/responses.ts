@@ -1,43 +1,26 @@
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
-import { billingFields, checkChatCapabilities, committedFailure, completeChat, meterServed, resolveTarget, type ChatPlan, type InferenceScope, type Served } from '../inference/index.js';
-import { makeUsage, type ChatMessage, type ChatRequest, type ChatResponse, type ChatUsage, type FinishReason, type ToolCall } from '../translate/chat/types.js';
+import { billingFields, checkChatCapabilities, completeChat, meterServed, resolveTarget, type InferenceScope, type Served } from '../inference/index.js';
+import { makeUsage, type ChatMessage, type ChatResponse, type ChatUsage, type FinishReason } from '../translate/chat/types.js';
 import { finishResponse, responseSkeleton, turnOutput } from '../translate/responses/chat-to-responses.js';
 import { fileSearchCallItem, itemId } from '../translate/responses/output-items.js';
 import { responsesToChat } from '../translate/responses/responses-to-chat.js';
 import { hubToolChoice, planTools, type ToolPlan } from '../translate/responses/tools.js';
-import type { ResponseObject, ResponsesError, ResponsesOutputItem, ResponsesRequest } from '../translate/responses/types.js';
+import type { ResponsesError, ResponsesOutputItem, ResponsesRequest } from '../translate/responses/types.js';
 import { inlineImageUrls } from './shared/inline-images.js';
 import { parseResponsesBody } from './validation/responses-schema.js';
 import { createFileSearch } from './responses-file-search.js';
-import { hasServerTools, runServerTools, type ServerTools } from './responses-server-tools.js';
+import { hasServerTools, runServerTools } from './responses-server-tools.js';
 import { prepareMcp } from './responses-mcp.js';
 import { handleNativeResponses, nativeWebSearchRoutes, webSearchForced, webSearchRefusal } from './responses-native.js';
 import { refuseUnservableResponsesFields, unhonouredResponsesFields, withoutTools } from './responses-fields.js';
 import { IgnoredParams } from './shared/ignored-params.js';
 import { streamResponses } from './responses-stream.js';
+import { addUsage, continuedRequest, MAX_MODEL_TURNS, nextTurnPlan, responsesErrorOf, type PreparedResponses } from './responses-turns.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
 import { blueprintAccess } from './shared/blueprint-access.js';
 import { splitBlueprintFields, usesBlueprints, type BlueprintFields } from '../blueprints/load.js';
-
-/** Most model turns one request may take while igw runs file_search for the model. */
-export const MAX_MODEL_TURNS = 5;
-
-/** Everything both the stream and the non-stream path need once the request is accepted. */
-export interface PreparedResponses {
-  request: ResponsesRequest;
-  tools: ToolPlan;
-  /** The first turn's hub call: target, shaped request, the blueprint's output guard or direct answer. */
-  plan: ChatPlan;
-  skeleton: ResponseObject;
-  /** Tools igw runs itself between turns (file_search, mcp). */
-  serverTools: ServerTools;
-  /** Output made before the first model turn: MCP listings and the calls the client approved. */
-  leading: ResponsesOutputItem[];
-  /** Most model turns (MAX_MODEL_TURNS, lowered by max_tool_calls). */
-  maxTurns: number;
-}
 
 /** POST /v1/responses (spec "POST /v1/responses"; stateless, translated through the chat hub). */
 export async function handleResponses(call: RequestCall): Promise<void> {
@@ -133,12 +116,6 @@ interface TurnsResult {
   error: ResponsesError | undefined;
 }
 
-/** The plan of a later turn: its request, and the route that answered first tried first, so one answer is one route's work. */
-export function nextTurnPlan(plan: ChatPlan, served: Served, request: ChatRequest): ChatPlan {
-  const candidates = [served.candidate, ...plan.target.candidates.filter((other) => other !== served.candidate)];
-  return { ...plan, request, target: { ...plan.target, candidates } };
-}
-
 /**
  * The model turns of one non-stream answer. Usually one; when the model calls a server-side tool
  * (file_search), igw runs it, hands the results back and lets the model continue (up to
@@ -203,29 +180,6 @@ async function runTurns(scope: InferenceScope, prepared: PreparedResponses): Pro
     plan = nextTurnPlan(plan, served, continuedRequest(plan.request, answer, produced.internalCalls, results));
   }
   return { output, usage, served, finishReason, error: undefined };
-}
-
-/**
- * The request for the next model turn: the model's own turn (text and its file_search calls)
- * and the search results appended. A forced tool choice has been honoured by now, so the next
- * turn may answer freely (otherwise a forced file_search would loop).
- */
-export function continuedRequest(hub: ChatRequest, answer: Pick<ChatResponse, 'choices'>, internalCalls: ToolCall[], results: ChatMessage[]): ChatRequest {
-  const text = answer.choices[0]?.message.content ?? '';
-  const assistant: ChatMessage = { role: 'assistant', content: text === '' ? null : text, tool_calls: internalCalls };
-  const next: ChatRequest = { ...hub, messages: [...hub.messages, assistant, ...results] };
-  if (next.tool_choice !== undefined && next.tool_choice !== 'none') next.tool_choice = 'auto';
-  return next;
-}
-
-/** A failure after the answer started, as the Responses error object (logged once via the pipeline). */
-export function responsesErrorOf(scope: InferenceScope, error: unknown): ResponsesError {
-  const gatewayError = committedFailure(scope, error, 'The provider failed.');
-  return { code: gatewayError.code, message: gatewayError.message };
-}
-
-export function addUsage(total: ChatUsage, more: ChatUsage): ChatUsage {
-  return makeUsage(total.prompt_tokens + more.prompt_tokens, total.completion_tokens + more.completion_tokens, total.cached_tokens + (more.cached_tokens ?? 0), total.reasoning_tokens + (more.reasoning_tokens ?? 0));
 }
 
 /** An image problem found on the hub request, re-worded to name the client's part (input[i].content[j]). */

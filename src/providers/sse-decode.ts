@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { flattenBatches } from '../util/flatten-batches.js';
 
 /** One server-sent event as the upstream framed it. */
 export interface SseEvent {
@@ -97,18 +98,5 @@ export async function* decodeSseBatches(body: AsyncIterable<Uint8Array>, options
 
 /** The same events one at a time (decodeSseBatches flattened). */
 export async function* decodeSse(body: AsyncIterable<Uint8Array>, options: SseDecodeOptions = {}): AsyncGenerator<SseEvent, SseEnd, undefined> {
-  const batches = decodeSseBatches(body, options);
-  let finished = false;
-  try {
-    for (;;) {
-      const step = await batches.next();
-      if (step.done === true) {
-        finished = true;
-        return step.value;
-      }
-      yield* step.value;
-    }
-  } finally {
-    if (!finished) await batches.return({ sawDone: false });
-  }
+  return yield* flattenBatches(decodeSseBatches(body, options), { sawDone: false });
 }

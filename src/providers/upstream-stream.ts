@@ -2,6 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { classifyUpstreamStatus } from '../errors/classify-upstream.js';
 import type { UpstreamHttpClient } from './http-client.js';
 import { decodeSseBatches } from './sse-decode.js';
+import { flattenBatches } from '../util/flatten-batches.js';
 
 /** How one provider kind reads its own error shapes inside a stream. */
 export interface StreamDialect {
@@ -99,20 +100,7 @@ export async function* upstreamEvents(
   options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
   dialect: StreamDialect,
 ): AsyncGenerator<UpstreamEvent, { sawDone: boolean }> {
-  const batches = upstreamEventBatches(httpClient, url, body, options, dialect);
-  let finished = false;
-  try {
-    for (;;) {
-      const step = await batches.next();
-      if (step.done === true) {
-        finished = true;
-        return step.value;
-      }
-      yield* step.value;
-    }
-  } finally {
-    if (!finished) await batches.return({ sawDone: false });
-  }
+  return yield* flattenBatches(upstreamEventBatches(httpClient, url, body, options, dialect), { sawDone: false });
 }
 
 /** JSON.parse of one `data:` payload (whitespace padding is fine); an `event: error` is an error whatever its data. */

@@ -1,5 +1,5 @@
-// Planted: the tolerated Responses knot (TODO(#18)) stays quiet with responses-stream.ts, but a
-// cycle that also runs through another module (shared/metering.ts) is an error.
+// Planted: an endpoint and its stream module importing each other, and a cycle through a shared
+// module (shared/metering.ts): both are errors.
 import { streamed } from './responses-stream.js';
 import { metered } from './shared/metering.js';
 
