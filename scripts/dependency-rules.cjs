@@ -3,17 +3,6 @@
  * dependency-cruiser in `npm test` (test/architecture/dependency-rules.test.ts) and by
  * `npx depcruise --config scripts/dependency-rules.cjs src`.
  */
-/**
- * TODO(#18): the only cycles left are inside two chat-family endpoints the inference pipeline is
- * reshaping, each held by a helper or a type the endpoint file shares with its stream half:
- * - endpoints/responses.ts ↔ responses-native.ts (responsesErrorOf) and ↔ responses-stream.ts
- *   (addUsage, continuedRequest, nextTurnPlan, the PreparedResponses type);
- * - endpoints/messages.ts ↔ messages-stream.ts (the PreparedMessages type).
- * A cycle made only of these files is tolerated; a cycle through any other module fails. Shrink
- * this list as they move (a shared type or helper in its own file breaks each), then delete it.
- */
-const KNOWN_CYCLES_TODO_18 = '^src/endpoints/(messages|messages-stream)\\.ts$';
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -84,10 +73,10 @@ module.exports = {
       name: 'no-import-cycles',
       comment:
         'Import cycles tie modules into one knot (ARCHITECTURE principle 7): services get narrow ports built by the composition root (app/gateway.ts), never AppContext. ' +
-        'Type-only imports count. The only exception is KNOWN_CYCLES_TODO_18 above.',
+        'Type-only imports count, and there is no exception (issue 18 broke the last endpoint cycles by moving shared types and helpers into their own files).',
       severity: 'error',
       from: { path: '^src/' },
-      to: { circular: true, via: { pathNot: KNOWN_CYCLES_TODO_18 } },
+      to: { circular: true },
     },
   ],
   options: {

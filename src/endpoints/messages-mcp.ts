@@ -35,7 +35,8 @@ interface ListedServer {
 export interface MessagesMcp {
   /** The hub plan with the servers' tools offered. */
   plan: ChatPlan;
-  owns(call: ToolCall): boolean;
+  /** The call (by its function name) is one of the servers' tools, which igw runs. */
+  owns(call: { function: { name: string } }): boolean;
   run(call: ToolCall): Promise<{ blocks: MessagesResponseBlock[]; message: ChatMessage }>;
 }
 

@@ -9,16 +9,22 @@ import { toNativeMessagesBody } from '../translate/messages/native-request.js';
 import type { MessagesErrorBody } from '../translate/messages/types.js';
 import { ChatToMessageEvents } from '../translate/stream/chat-to-message-events.js';
 import { countMessagesInputTokens } from './messages-count-tokens.js';
-import type { PreparedMessages } from './messages.js';
+import { streamMcpTurns } from './messages-mcp-stream.js';
+import { prepareMessagesMcp } from './messages-mcp.js';
+import type { PreparedMessages } from './messages-prepared.js';
 
 /**
  * stream=true on /v1/messages: the pipeline opens the stream (fallback until a first event) and
  * drives it. A hub stream goes through the ChatToMessageEvents state machine, framed with event
- * names; a native stream goes out as the provider sent it. Billed and logged like any call, but
+ * names (with `mcp_servers`, turn by turn: messages-mcp-stream.ts); a native stream goes out as
+ * the provider sent it. Billed and logged like any call, but
  * no billing fields on the wire (spec "Streaming").
  */
 export async function streamMessages(call: RequestCall, scope: InferenceScope, prepared: PreparedMessages): Promise<void> {
-  const { plan, messagesRequest } = prepared;
+  const { messagesRequest } = prepared;
+  // mcp_servers on a route through the hub: igw lists and runs them (messages-mcp-stream.ts).
+  const mcp = await prepareMessagesMcp(call, prepared.plan, prepared.body.mcp_servers, prepared.viaHub);
+  const plan = mcp?.plan ?? prepared.plan;
   // message_start must carry real input usage, and the hub reports usage only at the end.
   const inputTokens = prepared.viaHub ? countChatPromptTokens(plan.request.messages) : countMessagesInputTokens(messagesRequest);
   const nativeBody = toNativeMessagesBody(prepared.clientBody, plan.request.model, true);
@@ -28,9 +34,15 @@ export async function streamMessages(call: RequestCall, scope: InferenceScope, p
   if (opened.native === true) return passThroughStream(call, scope, opened, messagesRequest.model, inputTokens);
   if (opened.direct === undefined) prepared.translation.enter(call);
 
-  const mapper = new ChatToMessageEvents({ model: messagesRequest.model, inputTokens: opened.direct === undefined ? inputTokens : 0, ...(messagesRequest.stop_sequences === undefined ? {} : { stopSequences: messagesRequest.stop_sequences }) });
+  const options = { model: messagesRequest.model, inputTokens: opened.direct === undefined ? inputTokens : 0, ...(messagesRequest.stop_sequences === undefined ? {} : { stopSequences: messagesRequest.stop_sequences }) };
   const writer = new SseWriter(call.response);
   writer.open(responseHeaders(call));
+  if (mcp !== undefined && opened.direct === undefined) {
+    await streamMcpTurns(scope, mcp, opened, writer, options);
+    writer.close();
+    return;
+  }
+  const mapper = new ChatToMessageEvents(options);
   const driven = await opened.drive(
     (chunk) => {
       let pushback: Promise<void> | undefined;

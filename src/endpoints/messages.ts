@@ -1,6 +1,6 @@
 import type { Config } from '../config/load.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
-import { inferenceScope, responseHeaders, type CallLog, type RequestCall } from '../http/request-call.js';
+import { inferenceScope, responseHeaders, type RequestCall } from '../http/request-call.js';
 import { sendJson } from '../http/respond.js';
 import { billingFields, checkChatCapabilities, completeChat, meterServed, resolveTarget, type ChatPlan, type InferenceScope } from '../inference/index.js';
 import type { NativeMessagesResult } from '../providers/types.js';
@@ -10,13 +10,14 @@ import { toNativeMessagesBody } from '../translate/messages/native-request.js';
 import type { MessagesRequest } from '../translate/messages/types.js';
 import { requireCompatVersion } from './messages-count-tokens.js';
 import { inlineImageUrls } from './shared/inline-images.js';
-import { messagesSchema, parseMessagesBody, toMessagesRequest, type MessagesBody } from './validation/messages-schema.js';
+import { messagesSchema, parseMessagesBody, toMessagesRequest } from './validation/messages-schema.js';
 import { IgnoredParams } from './shared/ignored-params.js';
 import { planMessagesTranslation } from '../translate/messages/translation-plan.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
-import { splitBlueprintFields, usesBlueprints, type BlueprintFields } from '../blueprints/load.js';
+import { splitBlueprintFields, usesBlueprints } from '../blueprints/load.js';
 import { blueprintAccess } from './shared/blueprint-access.js';
 import { streamMessages } from './messages-stream.js';
+import type { PreparedMessages, Translation } from './messages-prepared.js';
 import { prepareMessagesMcp, runMcpTurns } from './messages-mcp.js';
 import { toMessagesUsage } from '../translate/messages/usage.js';
 
@@ -42,18 +43,6 @@ function renamedImageField(error: unknown, imageFields: ReadonlyMap<string, stri
   if (block === undefined) return error;
   const field = `${block}.source`;
   return new GatewayError(error.code, `Invalid content block ${block}: ${error.message.split(`"${hubField}"`).join(`"${field}"`)}`, { ...error.details, field, block }, { cause: error.cause });
-}
-
-/** An accepted /v1/messages request, as far as it goes before any model call. */
-export interface PreparedMessages {
-  body: Omit<MessagesBody, keyof BlueprintFields>;
-  messagesRequest: MessagesRequest;
-  /** The client's own body, for native pass-through (unknown fields included). */
-  clientBody: MessagesRequest;
-  plan: ChatPlan;
-  translation: Translation;
-  /** Blueprints or skills shaped the request: it goes through the hub on every route. */
-  viaHub: boolean;
 }
 
 /**
@@ -123,12 +112,6 @@ export async function handleMessages(call: RequestCall): Promise<void> {
   }
   const message = translated ?? { ...answered.native!.body, model: body.model };
   sendJson(call.response, 200, { ...message, ...billingFields(metering) }, responseHeaders(call));
-}
-
-/** What a translated call leaves out: refused (check) before the hub call, named (enter) once it answers. */
-export interface Translation {
-  check(): void;
-  enter(call: { headers?: Record<string, string>; log: CallLog }): void;
 }
 
 function translationOf(request: MessagesRequest, unknownFields: readonly string[], reasoning: boolean): Translation {

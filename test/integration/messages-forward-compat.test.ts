@@ -88,10 +88,11 @@ describe('/v1/messages forward compatibility, translated to an OpenAI-compatible
   });
 
   it('refuses by name what it cannot drop without changing the answer', async () => {
-    // igw runs mcp_servers itself for a translated JSON answer (messages-mcp.test.ts), not for a stream.
-    const mcp = await postJson(`${igw.url}/v1/messages`, igw.key, { ...newestShape, stream: true, mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] }, version);
+    // igw runs mcp_servers itself on a translated route, streamed too (messages-mcp.test.ts): a
+    // server URL it may not reach is refused by name before any model call.
+    const mcp = await postJson(`${igw.url}/v1/messages`, igw.key, { ...newestShape, stream: true, mcp_servers: [{ type: 'url', url: 'http://127.0.0.1:9/mcp', name: 'x' }] }, version);
     expect(mcp.status).toBe(400);
-    expect(mcp.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'mcp_servers' } });
+    expect(mcp.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'mcp_servers[0].url' } });
     const serverTool = await postJson(`${igw.url}/v1/messages`, igw.key, { ...newestShape, tools: [tool, { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] }, version);
     expect(serverTool.status).toBe(400);
     expect(serverTool.json.error).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'tools[1]' } });

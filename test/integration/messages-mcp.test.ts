@@ -83,23 +83,74 @@ describe('/v1/messages mcp_servers on a translated route', () => {
     expect(sent.messages[2]!.content).toBe('kiwi: a note about kiwi');
   });
 
-  it('a tool error is an mcp_tool_result with is_error; a streamed request is refused by name; kit.mcp is required', async () => {
+  it('a tool error is an mcp_tool_result with is_error; kit.mcp is required', async () => {
     script = () => ({ name: 'notes__lookup', arguments: {} });
     const message = await gw.anthropic(key).beta.messages.create({ model: 'up-chat', max_tokens: 200, betas, messages: [{ role: 'user', content: 'x' }], mcp_servers: [{ type: 'url', url: notes.url, name: 'notes' }] });
     expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
     expect(message.content[2]).toMatchObject({ type: 'text', text: expect.stringContaining('tool said: Error:') });
 
-    const streamed = await gw
-      .anthropic(key)
-      .beta.messages.create({ model: 'up-chat', max_tokens: 200, betas, stream: true, messages: [{ role: 'user', content: 'x' }], mcp_servers: [{ type: 'url', url: notes.url, name: 'notes' }] })
-      .catch((thrown: unknown) => thrown);
-    expect((streamed as InstanceType<typeof Anthropic.APIError>).status).toBe(400);
-    expect((streamed as Error).message).toContain('mcp_servers');
-
     const chatOnly = await gw.newKey({ name: 'chat-only', scopes: ['inference.chat'] });
     const refused = await gw
       .anthropic(chatOnly)
       .beta.messages.create({ model: 'up-chat', max_tokens: 200, betas, messages: [{ role: 'user', content: 'x' }], mcp_servers: [{ type: 'url', url: notes.url, name: 'notes' }] })
+      .catch((thrown: unknown) => thrown);
+    expect((refused as InstanceType<typeof Anthropic.APIError>).status).toBe(403);
+    expect((refused as Error).message).toContain('kit.mcp');
+  });
+});
+
+describe('/v1/messages mcp_servers streamed on a translated route', () => {
+  it('streams the mcp_tool_use / mcp_tool_result blocks, then the answer, as one message', async () => {
+    script = (names) => (names.includes('notes__whoami') ? { name: 'notes__whoami', arguments: {} } : undefined);
+    const stream = gw.anthropic(key).beta.messages.stream({
+      model: 'up-chat',
+      max_tokens: 200,
+      betas,
+      messages: [{ role: 'user', content: 'Who am I?' }],
+      mcp_servers: [{ type: 'url', url: notes.url, name: 'notes', authorization_token: 'notes-token', tool_configuration: { allowed_tools: ['whoami'] } }],
+    });
+    const events: Anthropic.Beta.BetaRawMessageStreamEvent[] = [];
+    stream.on('streamEvent', (event) => events.push(event));
+    const message = await stream.finalMessage();
+    expect(message.content.map((block) => block.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'text']);
+    expect(message.content[0]).toMatchObject({ type: 'mcp_tool_use', name: 'whoami', server_name: 'notes', input: {} });
+    expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: false, content: [{ type: 'text', text: 'Bearer notes-token' }] });
+    expect(message.content[2]).toMatchObject({ type: 'text', text: 'tool said: Bearer notes-token' });
+    expect(message.stop_reason).toBe('end_turn');
+    // One message over both turns: one start and stop, blocks indexed in order, usage summed once.
+    expect(events.filter((event) => event.type === 'message_start')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'message_stop')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'message_delta')).toHaveLength(1);
+    expect(events.flatMap((event) => (event.type === 'content_block_start' ? [[event.index, event.content_block.type]] : []))).toEqual([
+      [0, 'mcp_tool_use'],
+      [1, 'mcp_tool_result'],
+      [2, 'text'],
+    ]);
+    expect(message.usage.input_tokens).toBe(24);
+    expect(message.usage.output_tokens).toBe(10);
+    expect(upstream.requests.map((request) => (request.body as { stream?: boolean }).stream)).toEqual([true, true]);
+    await gw.gateway.app.store.requestLog.flush();
+    const entries = await readRequestLog(path.join(gw.dataDir, 'logs'), 0);
+    expect(entries.some((entry) => entry.model === 'tool:notes__whoami' && entry.endpoint === '/v1/messages')).toBe(true);
+    const served = entries.filter((entry) => entry.endpoint === '/v1/messages' && entry.model === 'up-chat' && entry.stream === true);
+    expect(served.at(-1)).toMatchObject({ input_tokens: 24, output_tokens: 10 });
+  });
+
+  it('a failing tool streams as an mcp_tool_result with is_error and the model goes on; kit.mcp is required', async () => {
+    script = () => ({ name: 'notes__lookup', arguments: {} });
+    const message = await gw
+      .anthropic(key)
+      .beta.messages.stream({ model: 'up-chat', max_tokens: 200, betas, messages: [{ role: 'user', content: 'x' }], mcp_servers: [{ type: 'url', url: notes.url, name: 'notes' }] })
+      .finalMessage();
+    expect(message.content.map((block) => block.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'text']);
+    expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
+    expect(message.content[2]).toMatchObject({ type: 'text', text: expect.stringContaining('tool said: Error:') });
+
+    const chatOnly = await gw.newKey({ name: 'chat-only-stream', scopes: ['inference.chat'] });
+    const refused = await gw
+      .anthropic(chatOnly)
+      .beta.messages.stream({ model: 'up-chat', max_tokens: 200, betas, messages: [{ role: 'user', content: 'x' }], mcp_servers: [{ type: 'url', url: notes.url, name: 'notes' }] })
+      .finalMessage()
       .catch((thrown: unknown) => thrown);
     expect((refused as InstanceType<typeof Anthropic.APIError>).status).toBe(403);
     expect((refused as Error).message).toContain('kit.mcp');

@@ -53,11 +53,7 @@ export function planMessagesTranslation(request: MessagesRequest, options: { rea
   if (present(request.output_config?.effort) && !options.reasoning) ignored.push('output_config.effort');
   if (present(request.output_config?.task_budget)) ignored.push('output_config.task_budget');
 
-  // mcp_servers are run by igw on a translated route (endpoints/messages-mcp.ts), JSON answers only.
-  const mcpServers = request['mcp_servers'];
-  if (Array.isArray(mcpServers) && mcpServers.length > 0 && request.stream === true) {
-    refuse('mcp_servers', '"mcp_servers" with "stream": true needs a model routed to an Anthropic-kind provider; igw runs MCP servers for other models in non-streamed answers only. Send the request without "stream", or pick such a model.');
-  }
+  // mcp_servers are run by igw on a translated route, streamed or not (endpoints/messages-mcp.ts).
   if (present(request['thread'])) {
     refuse('thread', '"thread" continues a conversation held by Anthropic\'s servers, which only a model routed to an Anthropic-kind provider has; send the whole conversation in "messages" instead.');
   }

@@ -207,7 +207,16 @@ export interface MessagesErrorBody {
 /** Stream events (spec "Streaming", message-style table). */
 export type MessageStreamEvent =
   | { type: 'message_start'; message: MessagesResponse }
-  | { type: 'content_block_start'; index: number; content_block: { type: 'text'; text: '' } | { type: 'tool_use'; id: string; name: string; input: Record<string, never> } }
+  | {
+      type: 'content_block_start';
+      index: number;
+      content_block:
+        | { type: 'text'; text: '' }
+        | { type: 'tool_use'; id: string; name: string; input: Record<string, never> }
+        /** igw ran these on `mcp_servers` (endpoints/messages-mcp-stream.ts): input streams as input_json_delta. */
+        | { type: 'mcp_tool_use'; id: string; name: string; server_name: string; input: Record<string, never> }
+        | Extract<MessagesResponseBlock, { type: 'mcp_tool_result' }>;
+    }
   | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } }
   | { type: 'content_block_stop'; index: number }
   | { type: 'message_delta'; delta: { stop_reason: MessagesStopReason | null; stop_sequence: string | null }; usage: MessagesUsage }

@@ -22,22 +22,23 @@ export function accumulateMessageEvents(events: Iterable<MessageStreamEvent>): M
     switch (event.type) {
       case 'content_block_start': {
         if (event.index !== message.content.length) throw new Error(`block ${event.index} started out of order`);
-        const block: MessagesResponseBlock = event.content_block.type === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: event.content_block.id, name: event.content_block.name, input: {} };
+        const started = event.content_block;
+        const block: MessagesResponseBlock = started.type === 'text' ? { type: 'text', text: '' } : started.type === 'mcp_tool_result' ? { ...started } : { ...started, input: {} };
         message.content.push(block);
-        if (block.type === 'tool_use') toolJson.set(event.index, '');
+        if (block.type === 'tool_use' || block.type === 'mcp_tool_use') toolJson.set(event.index, '');
         break;
       }
       case 'content_block_delta': {
         const block = message.content[event.index];
         if (block === undefined) throw new Error(`delta for unknown block ${event.index}`);
         if (event.delta.type === 'text_delta' && block.type === 'text') block.text += event.delta.text;
-        else if (event.delta.type === 'input_json_delta' && block.type === 'tool_use') toolJson.set(event.index, (toolJson.get(event.index) ?? '') + event.delta.partial_json);
+        else if (event.delta.type === 'input_json_delta' && (block.type === 'tool_use' || block.type === 'mcp_tool_use')) toolJson.set(event.index, (toolJson.get(event.index) ?? '') + event.delta.partial_json);
         else throw new Error(`${event.delta.type} for a ${block.type} block`);
         break;
       }
       case 'content_block_stop': {
         const block = message.content[event.index];
-        if (block?.type === 'tool_use') block.input = parseToolInput(toolJson.get(event.index) ?? '');
+        if (block?.type === 'tool_use' || block?.type === 'mcp_tool_use') block.input = parseToolInput(toolJson.get(event.index) ?? '');
         break;
       }
       case 'message_delta':

@@ -44,9 +44,9 @@ describe('planMessagesTranslation (DESIGN §5: drop and name, or refuse by name)
     expect(plan({ output_config: { effort: 'high' } }, false).ignored).toEqual(['output_config.effort']);
   });
 
-  it('refuses what only Anthropic\'s servers can do: streamed MCP servers, server tools, server-held threads', () => {
-    expect(plan({ stream: true, mcp_servers: [{ type: 'url', url: 'https://x', name: 'x' }] }).refusal).toMatchObject({ code: 'VALIDATION_4005', details: { field: 'mcp_servers' } });
-    // igw runs them itself for a JSON answer (endpoints/messages-mcp.ts).
+  it('refuses what only Anthropic\'s servers can do: server tools, server-held threads', () => {
+    // igw runs mcp_servers itself, streamed or not (endpoints/messages-mcp.ts).
+    expect(plan({ stream: true, mcp_servers: [{ type: 'url', url: 'https://x', name: 'x' }] }).refusal).toBeUndefined();
     expect(plan({ mcp_servers: [{ type: 'url', url: 'https://x', name: 'x' }] }).refusal).toBeUndefined();
     expect(plan({ mcp_servers: [] }).refusal).toBeUndefined();
     expect(plan({ tools: [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }] }).refusal).toMatchObject({ details: { field: 'tools[1]' } });
