@@ -3,47 +3,24 @@
 // Profiles are robust to a shared machine's noise where wall-clock tables are not.
 //   node bench/gateway-profile.mjs [chat|stream|embeddings] [connections] [seconds]
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { prepareGateway, root, SCENARIOS, startFakeUpstream } from './gateway-setup.mjs';
 import { cpuSeconds, firstLine } from './process.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [scenarioName = 'chat', connectionsText = '32', secondsText = '10'] = process.argv.slice(2);
 const connections = Number(connectionsText);
 const seconds = Number(secondsText);
 const top = Number(process.env.PROFILE_TOP ?? 40);
 
-const upstream = spawn(process.execPath, [path.join(root, 'bench/fake-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const upstreamOrigin = `http://127.0.0.1:${Number(await firstLine(upstream))}`;
-const workDir = await mkdtemp(path.join(tmpdir(), 'igw-profile-'));
-const configPath = path.join(workDir, 'igw.config.json');
-await writeFile(
-  configPath,
-  JSON.stringify({
-    plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100000000 } },
-    providers: { bench: { kind: 'openai', base_url: `${upstreamOrigin}/v1`, api_key: 'bench' } },
-    models: {
-      'bench-model': { type: 'chat', capabilities: { streaming: true }, context_length: 128000, routes: [{ provider: 'bench', upstream_model: 'bench-model', pricing: { input_cost_per_million_eur: 0.14, output_cost_per_million_eur: 0.55 }, energy: { wh_per_1k_input_tokens: 0.02, wh_per_1k_output_tokens: 0.2 } }] },
-      'bench-embed': { type: 'embeddings', context_length: 8192, routes: [{ provider: 'bench', upstream_model: 'bench-embed', pricing: { input_cost_per_million_eur: 0.02 }, energy: { wh_per_1k_input_tokens: 0.001 } }] },
-    },
-  }),
-);
-const env = { ...process.env, IGW_DATA_DIR: path.join(workDir, 'data'), IGW_CONFIG: configPath };
-const key = await firstLine(spawn(process.execPath, [path.join(root, 'bin/igw.js'), 'keys', 'create', '--name', 'bench'], { env, stdio: ['ignore', 'pipe', 'ignore'] }));
+const { upstream, upstreamOrigin } = await startFakeUpstream();
+const { workDir, env, key } = await prepareGateway(upstreamOrigin, 'igw-profile-');
 const profileDir = path.join(workDir, 'profile');
 const igw = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, path.join(root, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
 const igwOrigin = (await firstLine(igw)).replace('igw listening on ', '');
 
-const chat = (stream) => JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'Say something about foxes.' }] });
-const bodies = {
-  chat: ['/v1/chat/completions', chat(false)],
-  stream: ['/v1/chat/completions', chat(true)],
-  embeddings: ['/v1/embeddings', JSON.stringify({ model: 'bench-embed', input: 'foxes are quick' })],
-};
-const [pathName, body] = bodies[scenarioName];
+const { pathName, body } = SCENARIOS[scenarioName];
 const pool = new Pool(igwOrigin, { connections, pipelining: 1 });
 let count = 0;
 const run = (milliseconds) => {

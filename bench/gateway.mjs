@@ -2,14 +2,12 @@
 // upstream, same run, same load generator. Four processes: fake upstream, pass-through, igw,
 // and this client. Auth, routing, billing and the request log are all on in igw.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { prepareGateway, root, SCENARIOS, startFakeUpstream } from './gateway-setup.mjs';
 import { firstLine, cpuSeconds, rssMb } from './process.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 2) * 1000;
 // Processes share two cores here, so single runs are noisy: rounds interleave the targets and
 // the table reports each cell's median round.
@@ -63,34 +61,14 @@ async function load({ origin, pathName, body, headers, connections, pid }) {
   return { rps, perCore: cpu > 0 ? latencies.length / cpu : NaN, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), ttfb: quantile(firstBytes, 0.5), errors, rss: peakRss };
 }
 
-const upstream = spawn(process.execPath, [path.join(root, 'bench/fake-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const upstreamOrigin = `http://127.0.0.1:${Number(await firstLine(upstream))}`;
+const { upstream, upstreamOrigin } = await startFakeUpstream();
 const passthrough = spawn(process.execPath, [path.join(root, 'bench/passthrough.mjs'), upstreamOrigin], { stdio: ['ignore', 'pipe', 'inherit'] });
 const passthroughOrigin = await firstLine(passthrough);
-const workDir = await mkdtemp(path.join(tmpdir(), 'igw-bench-'));
-const configPath = path.join(workDir, 'igw.config.json');
-await writeFile(
-  configPath,
-  JSON.stringify({
-    plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100000000 } },
-    providers: { bench: { kind: 'openai', base_url: `${upstreamOrigin}/v1`, api_key: 'bench' } },
-    models: {
-      'bench-model': { type: 'chat', capabilities: { streaming: true }, context_length: 128000, routes: [{ provider: 'bench', upstream_model: 'bench-model', pricing: { input_cost_per_million_eur: 0.14, output_cost_per_million_eur: 0.55 }, energy: { wh_per_1k_input_tokens: 0.02, wh_per_1k_output_tokens: 0.2 } }] },
-      'bench-embed': { type: 'embeddings', context_length: 8192, routes: [{ provider: 'bench', upstream_model: 'bench-embed', pricing: { input_cost_per_million_eur: 0.02 }, energy: { wh_per_1k_input_tokens: 0.001 } }] },
-    },
-  }),
-);
-const env = { ...process.env, IGW_DATA_DIR: path.join(workDir, 'data'), IGW_CONFIG: configPath };
-const key = await firstLine(spawn(process.execPath, [path.join(root, 'bin/igw.js'), 'keys', 'create', '--name', 'bench'], { env, stdio: ['ignore', 'pipe', 'ignore'] }));
+const { workDir, env, key } = await prepareGateway(upstreamOrigin, 'igw-bench-');
 const igw = spawn(process.execPath, [path.join(root, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
 const igwOrigin = (await firstLine(igw)).replace('igw listening on ', '');
 
-const chat = (stream) => JSON.stringify({ model: 'bench-model', stream, messages: [{ role: 'user', content: 'Say something about foxes.' }] });
-const scenarios = [
-  { name: 'chat', pathName: '/v1/chat/completions', body: chat(false) },
-  { name: 'chat stream', pathName: '/v1/chat/completions', body: chat(true) },
-  { name: 'embeddings', pathName: '/v1/embeddings', body: JSON.stringify({ model: 'bench-embed', input: 'foxes are quick' }) },
-];
+const scenarios = [SCENARIOS.chat, SCENARIOS.stream, SCENARIOS.embeddings];
 const targets = [
   { via: 'direct', origin: upstreamOrigin, headers: {}, pid: upstream.pid },
   { via: 'pass-through', origin: passthroughOrigin, headers: {}, pid: passthrough.pid },
