@@ -58,10 +58,10 @@ describe('team mode: two gateways on one PostgreSQL', () => {
   });
 
   it('a key created on one instance works on the other; revoked there, it stops on both within a second', async () => {
-    const key = await a.newKey({ name: 'shared' });
+    const key = await a.newKey({ name: 'team-key' });
     const onB = await postJson(`${b.url}/v1/chat/completions`, key, chat);
     expect(onB.status).toBe(200);
-    const id = [...b.gateway.app.store.keys.list()].find((record) => record.name === 'shared')!.id;
+    const id = [...b.gateway.app.store.keys.list()].find((record) => record.name === 'team-key')!.id;
     await revokeKey(b.gateway.app.store, id);
     const waited = await eventually(() => a.gateway.app.store.keys.get(id)?.revoked_at !== null);
     expect(waited).toBeLessThan(1000);

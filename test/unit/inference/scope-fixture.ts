@@ -10,6 +10,17 @@ import type { AccountRepository } from '../../../src/store/accounts.js';
 import { silentLogger, type Logger } from '../../../src/util/logger.js';
 
 /** A scope over a real catalog, route health and ledger; adapters are in-memory scripts, debits and error lines are recorded. */
+/** A provider registry over partial adapters: an unknown id is the registry's own refusal. */
+export function fakeProviders(adapters: Record<string, Partial<ProviderAdapter>>): { get(id: string): ProviderAdapter } {
+  return {
+    get(id: string) {
+      const adapter = adapters[id];
+      if (adapter === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${id}" is not available.`);
+      return { kind: 'openai', id, ...adapter } as ProviderAdapter;
+    },
+  };
+}
+
 export interface ScopeFixture {
   scope: InferenceScope;
   config: Config;
@@ -32,13 +43,7 @@ export function scopeFixture(options: { raw?: unknown; adapters?: Record<string,
     deps: {
       config,
       catalog: new Catalog(config),
-      providers: {
-        get(id: string) {
-          const adapter = adapters[id];
-          if (adapter === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${id}" is not available.`);
-          return { kind: 'openai', id, ...adapter } as ProviderAdapter;
-        },
-      },
+      providers: fakeProviders(adapters),
       routeHealth: new RouteHealth({ now: () => Date.now() }),
       ledger: new Ledger(config, accounts),
       clock: { now: () => 1_700_000_000_000 },

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/billing/ledger.js';
 import { Catalog } from '../../../src/catalog/catalog.js';
 import { buildConfig } from '../../../src/config/load.js';
-import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { InferenceLog } from '../../../src/inference/index.js';
 import type { ProviderAdapter } from '../../../src/providers/types.js';
 import { RouteHealth } from '../../../src/routing/health.js';
@@ -12,6 +11,7 @@ import { silentLogger } from '../../../src/util/logger.js';
 import { EMBED_BATCH_SIZE, embedTexts } from '../../../src/vector-stores/embedder.js';
 import type { InternalCallDeps } from '../../../src/vector-stores/internal-call.js';
 import { rerankTexts } from '../../../src/vector-stores/rerank-stage.js';
+import { fakeProviders } from '../inference/scope-fixture.js';
 
 /** Two providers: "chat-only" cannot embed (skipped, not a failure), "emb" embeds and reranks at a price. */
 const CONFIG = {
@@ -50,13 +50,7 @@ function fixture(account: Partial<AccountRecord> = {}) {
   const deps: InternalCallDeps = {
     config,
     catalog: new Catalog(config),
-    providers: {
-      get(id: string) {
-        const adapter = adapters[id];
-        if (adapter === undefined) throw new GatewayError('INFERENCE_3104', `Provider "${id}" is not available.`);
-        return { kind: 'openai', id, ...adapter } as ProviderAdapter;
-      },
-    },
+    providers: fakeProviders(adapters),
     routeHealth: new RouteHealth({ now: () => Date.now() }),
     ledger: new Ledger(config, accounts),
     clock: { now: () => 1_700_000_000_000 },
