@@ -12,8 +12,8 @@ export interface EmbedRequestOptions {
 
 /**
  * Embeds texts with a model for an account, routed, billed and logged like POST /v1/embeddings;
- * one vector per text, in order. Today vector-stores/embedder.ts; TODO(#18): the inference
- * pipeline's embeddings call (wired in app/gateway.ts, a one-line change).
+ * one vector per text, in order. Wired in app/gateway.ts to vector-stores/embedder.ts, which runs
+ * the inference pipeline's stages (resolve, call with fallback, meter).
  */
 export type EmbedTexts = (accountId: string, modelId: string, texts: readonly string[], options: EmbedRequestOptions) => Promise<number[][]>;
 
