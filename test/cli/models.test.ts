@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanupAll, deadPort, igw, igwJson, makeSandbox, startServer, type RunningServer, type Sandbox } from '../helpers/cli.js';
+import { cleanupAll, igw, igwJson, makeSandbox, startServer, type RunningServer, type Sandbox } from '../helpers/cli.js';
+import { freeLoopbackPort } from '../helpers/free-port.js';
 
 let sandbox: Sandbox;
 beforeEach(async () => {
@@ -79,7 +80,7 @@ describe('igw models without a usable gateway', () => {
   });
 
   it('against a dead port exits 1 saying no gateway answers', async () => {
-    const port = await deadPort();
+    const port = await freeLoopbackPort();
     const base = `http://127.0.0.1:${port}`;
     const result = await igw(sandbox, ['models', '--json'], { env: { IGW_BASE_URL: base, IGW_API_KEY: `sk-svc-${'a'.repeat(128)}` } });
     expect(result.exitCode).toBe(1);

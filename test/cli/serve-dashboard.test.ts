@@ -7,8 +7,9 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BIN, chat, cleanupAll, deadPort, igwJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { BIN, chat, cleanupAll, igwJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { scriptAvailable } from '../helpers/pty.js';
+import { freeLoopbackPort } from '../helpers/free-port.js';
 
 const available = scriptAvailable('serve-dashboard');
 
@@ -58,7 +59,7 @@ describe.skipIf(!available)('igw serve on a terminal', () => {
   });
 
   it('at 80×24: one line per request with the key name, upstream failures with their code, and the frame fits', async () => {
-    const port = await deadPort();
+    const port = await freeLoopbackPort();
     await writeFile(
       path.join(sandbox.cwd, 'igw.config.json'),
       JSON.stringify({ providers: { down: { kind: 'openai', base_url: `http://127.0.0.1:${port}/v1` } }, models: { broken: { type: 'chat', routes: [{ provider: 'down', upstream_model: 'x' }] } } }),

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chat, cleanupAll, deadPort, igwJson, makeSandbox, startServer, type Sandbox } from '../helpers/cli.js';
+import { chat, cleanupAll, igwJson, makeSandbox, startServer, type Sandbox } from '../helpers/cli.js';
+import { freeLoopbackPort } from '../helpers/free-port.js';
 
 /** `igw serve --no-tui` (and any non-terminal stdout): each request and each upstream failure is one JSON line on stderr. */
 
@@ -13,7 +14,7 @@ afterEach(cleanupAll);
 
 /** A model whose only provider refuses connections: every request to it is an upstream failure. */
 async function configWithBrokenModel(): Promise<void> {
-  const port = await deadPort();
+  const port = await freeLoopbackPort();
   await writeFile(
     path.join(sandbox.cwd, 'igw.config.json'),
     JSON.stringify({

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -233,19 +233,6 @@ export async function cleanupAll(): Promise<void> {
   for (const entry of pending) if (!entry.done) entry.subprocess.kill('SIGKILL');
   await Promise.all(pending.map((entry) => entry.subprocess.catch(() => undefined)));
   await Promise.all([...sandboxes].map((sandbox) => sandbox.cleanup()));
-}
-
-/** A TCP port on 127.0.0.1 where nothing listens (bound then released). */
-export async function deadPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export const CHAT_BODY = { model: 'local-echo', messages: [{ role: 'user', content: 'hi' }] };
