@@ -116,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     app.activity.nameKeys((id) => store.keys.get(id)?.name);
     if (options.config.server.metrics) {
       const paths = [...ROUTES.map((route) => route.path), ...Object.keys(PUBLIC_ROUTES).map((route) => route.split(' ')[1]!)];
-      const metrics = new GatewayMetrics(app.activity, new Set(paths));
+      const metrics = new GatewayMetrics(app.activity, new Set(paths), logger);
       app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
       app.metrics = metrics;
     }

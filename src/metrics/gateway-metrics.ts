@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Activity, ActivityObserver, TaskKind, TaskSnapshot } from '../app/activity.js';
 import type { MetricsExposition } from './exposition.js';
 import type { RequestLogEntry } from '../store/request-log.js';
+import type { Logger } from '../util/logger.js';
+import type { WorkKind, WorkStateSource } from './work-states.js';
 
 /**
  * Latency buckets in seconds: from a cached local answer (a few ms) to a long generation. Fixed
@@ -34,8 +36,9 @@ export class GatewayMetrics implements MetricsExposition {
   private readonly rateLimited: Counter<'endpoint'>;
   private readonly batchRows: Counter<'state'>;
   private readonly tasksEnded: Counter<'kind' | 'state'>;
+  private readonly workSources = new Map<WorkKind, WorkStateSource>();
 
-  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>) {
+  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, logger?: Pick<Logger, 'warn'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'igw_' });
     const requestLabels = ['endpoint', 'model', 'route', 'status'] as const;
@@ -72,7 +75,35 @@ export class GatewayMetrics implements MetricsExposition {
         for (const [kind, count] of running) if (kind !== 'batch' && kind !== 'ingestion') this.set({ kind }, count);
       },
     });
+    const workSources = this.workSources;
+    new Gauge({
+      name: 'igw_work_items',
+      help: 'Work items in the store now (batch_row, ingestion_job), by state; in team mode every instance\'s.',
+      labelNames: ['kind', 'state'],
+      registers,
+      async collect() {
+        this.reset();
+        await Promise.all(
+          [...workSources].map(async ([kind, source]) => {
+            try {
+              for (const [state, count] of Object.entries(await source.countByState())) this.set({ kind, state }, count);
+            } catch (error) {
+              // A store that cannot answer now leaves this kind out of one scrape; the rest is served.
+              logger?.warn('metrics: could not count work items', { kind, error: String(error) });
+            }
+          }),
+        );
+      },
+    });
     activity.observe(this.observer(knownEndpoints));
+  }
+
+  /**
+   * The service that keeps `kind` (batches: batch rows, vector stores: ingestion jobs) reports its
+   * items by state through this port; app/gateway.ts wires it.
+   */
+  countWork(kind: WorkKind, source: WorkStateSource): void {
+    this.workSources.set(kind, source);
   }
 
   /** One failed provider attempt: routing reports it (route key `provider/upstream-model`). */
