@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -15,8 +16,8 @@ const MATRIX_DATA_KEY = '6d61747269782d746573742d646174612d6b65792d6e6f742d612d7
  * which then puts `store: {kind: postgres}` on a fresh database of one real PostgreSQL started for
  * the run (test/helpers/store-matrix-setup.ts). Left out, and why:
  * - test/unit/** except the one that starts a gateway, test/architecture/**: no store.
- * - test/integration/team-*.test.ts: they name their own store (PostgreSQL, Redis) and start their
- *   own servers; the json project already runs them once.
+ * - files that start their own PostgreSQL (startPostgres: team-*.test.ts, pg-*.test.ts…): they run
+ *   on it already, named store and all; the json project runs them once.
  * - test/integration/batch-runner.test.ts, storage-billing.test.ts: they call startGateway on a
  *   data dir of their own and assert on its files (batch records, the storage journal), which
  *   stay in the data dir in both store kinds.
@@ -24,7 +25,11 @@ const MATRIX_DATA_KEY = '6d61747269782d746573742d646174612d6b65792d6e6f742d612d7
  *   team mode through the CLI (migrate, usage from the table) is tested in test/cli/migrate.test.ts.
  */
 const POSTGRES_FILES = ['test/integration/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/fuzz/**/*.test.ts', 'test/unit/providers/openai-quirks.test.ts'];
-const POSTGRES_LEFT_OUT = ['test/integration/team-*.test.ts', 'test/integration/batch-runner.test.ts', 'test/integration/storage-billing.test.ts'];
+const TESTS = new URL('./test/', import.meta.url);
+const STARTS_ITS_OWN_POSTGRES = readdirSync(TESTS, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts') && readFileSync(new URL(file, TESTS), 'utf8').includes('startPostgres('))
+  .map((file) => `test/${file}`);
+const POSTGRES_LEFT_OUT = [...STARTS_ITS_OWN_POSTGRES, 'test/integration/batch-runner.test.ts', 'test/integration/storage-billing.test.ts'];
 
 export default defineConfig({
   test: {
