@@ -3,7 +3,7 @@ import type { Activity, ActivityObserver, TaskKind, TaskSnapshot } from '../app/
 import type { MetricsExposition } from './exposition.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 import type { Logger } from '../util/logger.js';
-import type { WorkKind, WorkStateSource } from './work-states.js';
+import { WORK_GAUGES, type WorkKind, type WorkStateSource } from './work-states.js';
 
 /**
  * Latency buckets in seconds: from a cached local answer (a few ms) to a long generation. Fixed
@@ -36,9 +36,8 @@ export class GatewayMetrics implements MetricsExposition {
   private readonly rateLimited: Counter<'endpoint'>;
   private readonly batchRows: Counter<'state'>;
   private readonly tasksEnded: Counter<'kind' | 'state'>;
-  private readonly workSources = new Map<WorkKind, WorkStateSource>();
 
-  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, logger?: Pick<Logger, 'warn'>) {
+  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, private readonly logger?: Pick<Logger, 'warn'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'igw_' });
     const requestLabels = ['endpoint', 'model', 'route', 'status'] as const;
@@ -75,35 +74,33 @@ export class GatewayMetrics implements MetricsExposition {
         for (const [kind, count] of running) if (kind !== 'batch' && kind !== 'ingestion') this.set({ kind }, count);
       },
     });
-    const workSources = this.workSources;
-    new Gauge({
-      name: 'igw_work_items',
-      help: 'Work items in the store now (batch_row, ingestion_job), by state; in team mode every instance\'s.',
-      labelNames: ['kind', 'state'],
-      registers,
-      async collect() {
-        this.reset();
-        await Promise.all(
-          [...workSources].map(async ([kind, source]) => {
-            try {
-              for (const [state, count] of Object.entries(await source.countByState())) this.set({ kind, state }, count);
-            } catch (error) {
-              // A store that cannot answer now leaves this kind out of one scrape; the rest is served.
-              logger?.warn('metrics: could not count work items', { kind, error: String(error) });
-            }
-          }),
-        );
-      },
-    });
     activity.observe(this.observer(knownEndpoints));
   }
 
   /**
-   * The service that keeps `kind` (batches: batch rows, vector stores: ingestion jobs) reports its
-   * items by state through this port; app/gateway.ts wires it.
+   * The service that keeps `kind` reports its stored items by state through this port, read at
+   * each scrape (batches: `igw_batch_rows`, vector stores: `igw_ingestion_jobs`); app/gateway.ts
+   * wires it where a store counts them (team mode: across every instance, the same figure on
+   * each, unlike the counters).
    */
   countWork(kind: WorkKind, source: WorkStateSource): void {
-    this.workSources.set(kind, source);
+    const logger = this.logger;
+    const { name, help } = WORK_GAUGES[kind];
+    new Gauge({
+      name,
+      help,
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const [state, count] of Object.entries(await source.countByState())) this.set({ state }, count);
+        } catch (error) {
+          // A store that cannot answer now leaves this gauge out of one scrape; the rest is served.
+          logger?.warn('metrics: could not count work items', { kind, error: String(error) });
+        }
+      },
+    });
   }
 
   /** One failed provider attempt: routing reports it (route key `provider/upstream-model`). */

@@ -7,6 +7,12 @@
  */
 export type WorkKind = 'batch_row' | 'ingestion_job';
 
+/** One gauge per kind, labelled by state. */
+export const WORK_GAUGES: Readonly<Record<WorkKind, { name: string; help: string }>> = {
+  batch_row: { name: 'igw_batch_rows', help: 'Rows of unfinished batches in the store, by state (team mode: across every instance; queued, running under a lease, succeeded, errored).' },
+  ingestion_job: { name: 'igw_ingestion_jobs', help: 'Vector-store ingestion jobs in the store, by state (team mode: across every instance).' },
+};
+
 export interface WorkStateSource {
   /** Items of this kind by state right now (e.g. `{queued: 3, running: 1}`); states absent count 0. */
   countByState(): Promise<Readonly<Record<string, number>>>;
