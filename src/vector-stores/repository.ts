@@ -33,6 +33,12 @@ export class VectorStoreRepository {
     for (const batch of batches.values()) this.sequence = Math.max(this.sequence, batch.seq);
   }
 
+  /** Over given collections (team mode: tables in PostgreSQL, see vs-record-collection.ts). */
+  static over(stores: Collection<VectorStoreRecord>, files: Collection<VectorStoreFileRecord>, batches: Collection<FileBatchRecord>): VectorStoreRepository {
+    return new VectorStoreRepository(stores, files, batches);
+  }
+
+  /** In the data dir: the JSON store's files (DESIGN §4). */
   static async open(dataDir: string): Promise<VectorStoreRepository> {
     return new VectorStoreRepository(
       await DocumentCollection.open<VectorStoreRecord>(dataDir, 'vector_stores', { key: (store) => store.id, field: 'vector_stores' }),
@@ -80,6 +86,31 @@ export class VectorStoreRepository {
     }
     files.set(file.id, file);
     this.count(file, 1);
+  }
+
+  /**
+   * Another instance changed a file record (team mode): the record was updated in place (or
+   * added, or removed) in the collection; the per-store index and counts follow here, so every
+   * instance reports the same `file_counts`.
+   */
+  remoteFileChange(before: VectorStoreFileRecord | undefined, after: VectorStoreFileRecord | undefined): void {
+    if (before !== undefined) {
+      this.count(before, -1);
+      if (after === undefined) {
+        const files = this.filesByStore.get(before.vector_store_id);
+        files?.delete(before.id);
+        if (files?.size === 0) this.filesByStore.delete(before.vector_store_id);
+      }
+    }
+    if (after === undefined) return;
+    this.sequence = Math.max(this.sequence, after.seq);
+    if (before === undefined) this.indexFile(after);
+    else this.count(after, 1);
+  }
+
+  /** Another instance created a file batch: its sequence number is taken into account. */
+  remoteBatchChange(after: FileBatchRecord | undefined): void {
+    if (after !== undefined) this.sequence = Math.max(this.sequence, after.seq);
   }
 
   // Stores
