@@ -84,7 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const ids = options.ids ?? randomIds;
     const vectorStoreBacking =
       'pool' in store && options.config.store.kind === 'postgres'
-        ? await openTeamBacking({ pool: store.pool, url: options.config.store.url, dataDir: options.dataDir, dataKey, leaseMs: options.config.vector_stores.ingest_lease_ms, logger })
+        ? await openTeamBacking({ pool: store.pool, collections: store.collections, url: options.config.store.url, dataDir: options.dataDir, dataKey, leaseMs: options.config.vector_stores.ingest_lease_ms, logger })
         : await openLocalBacking(options.dataDir, dataKey);
     const vectorStores = VectorStoreService.open({ backing: vectorStoreBacking, clock, ids, logger });
     cleanups.push(() => vectorStores.close());

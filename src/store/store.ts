@@ -8,6 +8,7 @@ import { Vault } from '../vault/vault.js';
 import type { StoreConfig } from '../config/schema.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
 import { openPostgresStore, type PostgresStore } from './postgres/postgres-store.js';
+import type { CollectionOpener } from './postgres/pg-collection.js';
 import type { AccountRepositoryPort, KeyRepositoryPort, RequestLogPort } from './repositories.js';
 
 /** Everything igw keeps, under one data dir (DESIGN §4). */
@@ -18,6 +19,8 @@ export interface Store {
   keys: KeyRepositoryPort;
   accounts: AccountRepositoryPort;
   requestLog: RequestLogPort;
+  /** Team mode: feature repositories' records shared through PostgreSQL; absent with the json store. */
+  collections?: CollectionOpener;
   /** Encrypted blueprints and skills per account (opened lazily, per account). */
   vault: Vault;
   logFolder: string;

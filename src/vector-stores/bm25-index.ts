@@ -17,6 +17,8 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 const COMPACT_DEAD_SHARE = 0.25;
 const MAGIC = 0x4c574749; // "IGWL" little-endian
 const FORMAT_VERSION = 1;
+/** Score arrays kept for reuse (about as many as searches in flight; 1.2 MB each at 100,000 chunks). */
+const MAX_SCRATCH = 8;
 /** encodeParts' part size. */
 const PART_BYTES = 1024 * 1024;
 
@@ -122,11 +124,12 @@ export class Bm25Index {
   private storedPostings = 0;
   private deadPostings = 0;
   /**
-   * One query's dense score array and matched labels, reused while no LexicalScores holds them:
-   * allocating and zeroing 12 bytes per label for every query cost more than the scoring itself
-   * at 100,000 chunks (1.2 MB a query, and the garbage collections after it).
+   * Dense score arrays and matched labels of queries done, reused while no LexicalScores holds
+   * them: allocating and zeroing 12 bytes per label for every query cost more than the scoring
+   * itself at 100,000 chunks (1.2 MB a query, and the garbage collections after it). Several,
+   * because a search holds its set while it waits for its ANN walk on the index thread.
    */
-  private scratch: { byLabel: Float64Array; matched: Int32Array } | null = null;
+  private readonly scratch: Array<{ byLabel: Float64Array; matched: Int32Array }> = [];
 
   /** Documents searchable now. */
   get size(): number {
@@ -181,8 +184,9 @@ export class Bm25Index {
     if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0));
     // Dense by label: a common term matches most chunks, and a Map of them costs ten times more.
     // The scratch arrays are all zero when handed back (release clears what it touched).
-    const scratch = this.scratch !== null && this.scratch.byLabel.length >= labelCount ? this.scratch : null;
-    this.scratch = null;
+    let scratch = this.scratch.pop();
+    // Arrays sized for fewer labels than the index now has are dropped (this query allocates).
+    while (scratch !== undefined && scratch.byLabel.length < labelCount) scratch = this.scratch.pop();
     const byLabel = scratch?.byLabel ?? new Float64Array(labelCount);
     const matched = scratch?.matched ?? new Int32Array(labelCount);
     let matchedCount = 0;
@@ -211,8 +215,7 @@ export class Bm25Index {
     }
     for (let index = 0; index < matchedCount; index += 1) byLabel[matched[index]!]! /= ceiling;
     return new LexicalScores(byLabel, matched.subarray(0, matchedCount), () => {
-      // Arrays sized for fewer labels than the index now has are dropped (the next query allocates).
-      if (byLabel.length >= this.present.length) this.scratch = { byLabel, matched };
+      if (byLabel.length >= this.present.length && this.scratch.length < MAX_SCRATCH) this.scratch.push({ byLabel, matched });
     });
   }
 

@@ -1,10 +1,7 @@
-import { chmod, rename, rm } from 'node:fs/promises';
+import { chmod, rename } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import hnswlib from 'hnswlib-node';
-
-const { HierarchicalNSW } = hnswlib;
-type NativeIndex = InstanceType<typeof HierarchicalNSW>;
+import { HNSW_WORKER_SOURCE } from './hnsw-worker-source.js';
 
 /**
  * HNSW parameters. M=16 / efConstruction=100 / ef=128 keep recall@10 above 0.95 at 100k × 384
@@ -12,8 +9,8 @@ type NativeIndex = InstanceType<typeof HierarchicalNSW>;
  */
 export const HNSW_PARAMS = { m: 16, efConstruction: 100, efSearch: 128 } as const;
 
-/** Adding more points than this at once runs in a worker thread (hnswlib's addPoint is synchronous). */
-export const WORKER_BUILD_THRESHOLD = 2000;
+/** A large add runs in slices of this many points, searches of the same index answered between them. */
+export const ADD_SLICE_POINTS = 256;
 
 export interface Neighbor {
   label: number;
@@ -21,166 +18,147 @@ export interface Neighbor {
   score: number;
 }
 
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
 /**
- * The only user of hnswlib-node (ARCHITECTURE principle 7): a cosine HNSW index over integer
- * labels, grown with resizeIndex, deletions with markDelete, saved atomically (temp + rename).
+ * The one thread that holds every store's hnswlib graph (hnsw-worker-source.ts). A single thread
+ * for all stores, not one per store: each thread costs its own heap, and two cores gain nothing
+ * from more. It keeps the process alive only while it owes an answer.
+ */
+class IndexThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private failure: Error | null = null;
+
+  constructor() {
+    const modulePath = createRequire(import.meta.url).resolve('hnswlib-node');
+    this.worker = new Worker(HNSW_WORKER_SOURCE, { eval: true, workerData: { modulePath, params: HNSW_PARAMS, addSlice: ADD_SLICE_POINTS } });
+    this.worker.unref();
+    this.worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+      const waiting = this.pending.get(message.id);
+      if (waiting === undefined) return;
+      this.pending.delete(message.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if (message.error !== undefined) waiting.reject(new Error(message.error));
+      else waiting.resolve(message.result);
+    });
+    const fail = (error: Error) => {
+      this.failure ??= error;
+      if (thread === this) thread = null;
+      for (const waiting of this.pending.values()) waiting.reject(this.failure);
+      this.pending.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the HNSW index thread exited with code ${code}`)));
+  }
+
+  call<T>(op: string, request: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ id, op, ...request }, transfer);
+    });
+  }
+}
+
+let thread: IndexThread | null = null;
+let nextKey = 0;
+
+function indexThread(): IndexThread {
+  thread ??= new IndexThread();
+  return thread;
+}
+
+/**
+ * A store's cosine HNSW index over integer labels (the only user of hnswlib-node, ARCHITECTURE
+ * principle 7), held by the index thread: this object is its handle on the event loop. Every
+ * call is a message, answered in order for changes; the graph is never copied to this thread
+ * (RSS: the 100k × 384 index is ~200 MB). Grown with resizeIndex, deletions with markDelete,
+ * saved atomically (temp + rename).
  */
 export class HnswIndex {
   private constructor(
-    private native: NativeIndex,
+    private readonly thread: IndexThread,
+    private readonly key: string,
     readonly dimensions: number,
+    private count: number,
   ) {}
 
   static create(dimensions: number, capacity = 1024): HnswIndex {
-    const native = new HierarchicalNSW('cosine', dimensions);
-    native.initIndex({ maxElements: Math.max(16, capacity), m: HNSW_PARAMS.m, efConstruction: HNSW_PARAMS.efConstruction, randomSeed: 100 });
-    native.setEf(HNSW_PARAMS.efSearch);
-    return new HnswIndex(native, dimensions);
+    const host = indexThread();
+    const index = new HnswIndex(host, `index-${nextKey++}`, dimensions, 0);
+    // Ordered before any later call on this index; a failure surfaces there.
+    host.call('create', { key: index.key, dimensions, capacity }).catch(() => undefined);
+    return index;
   }
 
-  /** Reads a saved index (hnswlib reads off the main thread). */
+  /** Reads a saved index (hnswlib reads off both threads' event loops). */
   static async load(filePath: string, dimensions: number): Promise<HnswIndex> {
-    const native = new HierarchicalNSW('cosine', dimensions);
-    await native.readIndex(filePath);
-    native.setEf(HNSW_PARAMS.efSearch);
-    return new HnswIndex(native, dimensions);
+    const host = indexThread();
+    const key = `index-${nextKey++}`;
+    const count = await host.call<number>('load', { key, path: filePath, dimensions });
+    return new HnswIndex(host, key, dimensions, count);
   }
 
   /** Points stored, deleted ones included (they keep their slot). */
   get size(): number {
-    return this.native.getCurrentCount();
+    return this.count;
   }
 
-  labels(): number[] {
-    return this.native.getIdsList();
+  async labels(): Promise<number[]> {
+    return [...(await this.thread.call<Int32Array>('labels', { key: this.key }))];
   }
 
-  /** Adds points on this thread, growing capacity first (a full index refuses addPoint). */
-  add(vectors: readonly (readonly number[])[], labels: readonly number[]): void {
-    this.reserve(vectors.length);
-    for (let index = 0; index < vectors.length; index += 1) this.native.addPoint(vectors[index] as number[], labels[index]!);
+  /** Adds points (the vectors travel as one transferred Float32Array). */
+  async add(vectors: readonly (readonly number[])[], labels: readonly number[]): Promise<void> {
+    if (vectors.length === 0) return;
+    const flat = new Float32Array(vectors.length * this.dimensions);
+    vectors.forEach((vector, row) => flat.set(vector, row * this.dimensions));
+    this.count = await this.thread.call<number>('add', { key: this.key, flat, labels: Int32Array.from(labels) }, [flat.buffer]);
   }
 
-  private reserve(extra: number): void {
-    const needed = this.native.getCurrentCount() + extra;
-    const capacity = this.native.getMaxElements();
-    if (needed > capacity) this.native.resizeIndex(Math.max(needed, capacity * 2));
+  /** Marks labels deleted; resolves to how many were live (the rest were already deleted or never added). */
+  markDeleted(labels: readonly number[]): Promise<number> {
+    return this.thread.call<number>('markDeleted', { key: this.key, labels: Int32Array.from(labels) });
+  }
+
+  /** Stored points (unit length: the cosine space normalises on insert), one row per label; a zero row for a label the index lacks. */
+  vectors(labels: readonly number[]): Promise<Float32Array> {
+    return this.thread.call<Float32Array>('vectors', { key: this.key, labels: Int32Array.from(labels), dimensions: this.dimensions });
   }
 
   /**
-   * Adds many points in a worker thread: the worker loads a snapshot of this index (or starts
-   * empty), adds the points, writes the result, and this index swaps to it. The caller must hold
-   * the store's write lock and save nothing meanwhile.
+   * Best first. `acceptRanges` limits the candidates to labels in (start, count) pairs sorted by
+   * start (hnswlib filters during the graph walk).
    */
-  async addInWorker(vectors: readonly (readonly number[])[], labels: readonly number[], scratchPath: string): Promise<void> {
-    const basePath = `${scratchPath}.base`;
-    const outPath = `${scratchPath}.out`;
-    try {
-      const hasPoints = this.size > 0;
-      if (hasPoints) await this.native.writeIndex(basePath);
-      await buildInWorker({ basePath: hasPoints ? basePath : null, outPath, dimensions: this.dimensions, capacity: this.size + vectors.length, vectors, labels });
-      const native = new HierarchicalNSW('cosine', this.dimensions);
-      await native.readIndex(outPath);
-      native.setEf(this.native.getEf());
-      this.native = native;
-    } finally {
-      await rm(basePath, { force: true });
-      await rm(outPath, { force: true });
-    }
-  }
-
-  /** False when the label was already deleted or never added. */
-  markDeleted(label: number): boolean {
-    try {
-      this.native.markDelete(label);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** A stored point (unit length: the cosine space normalises on insert). */
-  vector(label: number): number[] {
-    return this.native.getPoint(label);
-  }
-
-  /** Best first. `accept` limits the candidates (hnswlib filters during the graph walk). */
-  search(query: readonly number[], k: number, accept?: (label: number) => boolean): Neighbor[] {
-    const capacity = this.native.getMaxElements();
-    const wanted = Math.min(k, capacity);
-    if (wanted <= 0 || this.size === 0) return [];
-    this.native.setEf(Math.max(HNSW_PARAMS.efSearch, wanted * 2));
-    const result = accept === undefined ? this.native.searchKnn(query as number[], wanted) : this.native.searchKnn(query as number[], wanted, accept);
-    return result.neighbors.map((label, index) => ({ label, score: 1 - result.distances[index]! }));
+  async search(query: readonly number[], k: number, acceptRanges?: Int32Array): Promise<Neighbor[]> {
+    if (k <= 0 || this.count === 0) return [];
+    const { labels, scores } = await this.thread.call<{ labels: Int32Array; scores: Float64Array }>('search', {
+      key: this.key,
+      query: Float32Array.from(query),
+      k,
+      ranges: acceptRanges ?? null,
+    });
+    return Array.from(labels, (label, index) => ({ label, score: scores[index]! }));
   }
 
   /** Writes to a temp file and renames, so a crash leaves the previous snapshot intact. */
   async save(filePath: string): Promise<void> {
     const temporary = `${filePath}.tmp`;
-    await this.native.writeIndex(temporary);
+    await this.thread.call('save', { key: this.key, path: temporary });
     // hnswlib creates the file with the process umask; data dir files are 0600 (DESIGN §6).
     await chmod(temporary, 0o600);
     await rename(temporary, filePath);
   }
-}
 
-interface WorkerJob {
-  basePath: string | null;
-  outPath: string;
-  dimensions: number;
-  capacity: number;
-  vectors: readonly (readonly number[])[];
-  labels: readonly number[];
-}
-
-/**
- * The worker's code, evaluated as CommonJS: the same source works from `src/` under vitest and
- * from `dist/` (a separate .js worker file would not exist beside the .ts sources).
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { HierarchicalNSW } = require(workerData.modulePath);
-(async () => {
-  const { job, params } = workerData;
-  const index = new HierarchicalNSW('cosine', job.dimensions);
-  if (job.basePath) {
-    await index.readIndex(job.basePath);
-    if (index.getMaxElements() < job.capacity) index.resizeIndex(job.capacity);
-  } else {
-    index.initIndex({ maxElements: Math.max(16, job.capacity), m: params.m, efConstruction: params.efConstruction, randomSeed: 100 });
+  /** Frees the graph (after the last save). */
+  close(): Promise<void> {
+    return this.thread.call<boolean>('drop', { key: this.key }).then(() => undefined);
   }
-  const flat = new Float32Array(job.flat);
-  const dimensions = job.dimensions;
-  const point = new Array(dimensions);
-  for (let row = 0; row < job.labels.length; row += 1) {
-    for (let column = 0; column < dimensions; column += 1) point[column] = flat[row * dimensions + column];
-    index.addPoint(point, job.labels[row]);
-  }
-  await index.writeIndex(job.outPath);
-  parentPort.postMessage('done');
-})().catch((error) => { throw error; });
-`;
-
-/** Builds an index in a worker thread (the vectors travel as one transferred Float32Array). */
-export async function buildInWorker(job: WorkerJob): Promise<void> {
-  const flat = new Float32Array(job.vectors.length * job.dimensions);
-  job.vectors.forEach((vector, row) => flat.set(vector, row * job.dimensions));
-  const modulePath = createRequire(import.meta.url).resolve('hnswlib-node');
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { modulePath, params: HNSW_PARAMS, job: { basePath: job.basePath, outPath: job.outPath, dimensions: job.dimensions, capacity: job.capacity, labels: [...job.labels], flat: flat.buffer } },
-    transferList: [flat.buffer],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let finished = false;
-    worker.once('message', () => {
-      finished = true;
-      resolve();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (!finished) reject(new Error(`index build worker exited with code ${code}`));
-    });
-  });
-  await worker.terminate();
 }

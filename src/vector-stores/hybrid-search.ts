@@ -43,22 +43,22 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
   const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
 
-  // The semantic side first (the one step that may wait, for an exact search's vectors).
-  let unitQuery: Float32Array | null = null;
-  let noise = 0;
-  let neighbors: Neighbor[] = [];
-  if (semanticOn) {
-    unitQuery = unit(query.vector!);
-    noise = data.noiseLevel(unitQuery);
-    neighbors = await data.nearest(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined);
-  }
-
-  // From here until the texts are read everything runs synchronously: the lexical scores live in
-  // the BM25 index's reused arrays, handed back before the first await.
+  // The ANN walk runs on the index thread (hnsw-index.ts) while this thread scores BM25: the two
+  // sides of one search use both cores, and eight searches in flight do not queue their walks here.
+  const walk: Promise<Neighbor[]> = semanticOn ? data.nearest(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined) : Promise.resolve([]);
+  walk.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
+  // The lexical scores live in the BM25 index's reused arrays until released (finally, below).
   const lexical = query.weights.text > 0 ? data.lexicalScores(query.text) : null;
   const scored: Candidate[] = [];
   const best = new TopScores(query.keep);
   try {
+    let unitQuery: Float32Array | null = null;
+    let noise = 0;
+    if (semanticOn) {
+      unitQuery = unit(query.vector!);
+      noise = await data.noiseLevel(unitQuery);
+    }
+    const neighbors = await walk;
     const add = (label: number, semantic: number): void => {
       const chunk = data.chunkAt(label);
       if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
@@ -89,7 +89,7 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
           continue;
         }
         if (best.full && fuseScores(ceilingSemantic, lexical.get(label), weights) <= best.lowest) break;
-        add(label, calibrateCosine(data.cosineAt(unitQuery, label), noise));
+        add(label, calibrateCosine(await data.cosineAt(unitQuery, label), noise));
       }
     }
   } finally {

@@ -4,8 +4,9 @@ import { JournalCollection } from '../store/journal-collection.js';
 import type { FileBatchRecord, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import type { StoreSummary } from './wire.js';
 
-function fileKey(storeId: string, fileId: string): string {
-  return `${storeId}/${fileId}`;
+/** A file record's key in its collection: store id (a UUID, no slash) and file id. */
+export function fileKey(file: { vector_store_id: string; id: string }): string {
+  return `${file.vector_store_id}/${file.id}`;
 }
 
 /**
@@ -43,7 +44,7 @@ export class VectorStoreRepository {
     return new VectorStoreRepository(
       await DocumentCollection.open<VectorStoreRecord>(dataDir, 'vector_stores', { key: (store) => store.id, field: 'vector_stores' }),
       await JournalCollection.open<VectorStoreFileRecord>(dataDir, 'vector_store_files', {
-        key: (file) => fileKey(file.vector_store_id, file.id),
+        key: fileKey,
         meta: {},
         legacy: (document) => ({ records: (document as { files?: VectorStoreFileRecord[] }).files ?? [] }),
       }),
@@ -89,23 +90,29 @@ export class VectorStoreRepository {
   }
 
   /**
-   * Another instance changed a file record (team mode): the record was updated in place (or
-   * added, or removed) in the collection; the per-store index and counts follow here, so every
-   * instance reports the same `file_counts`.
+   * Another instance changed a file record (team mode; `record` undefined: removed it). The
+   * record this repository hands out is updated in place — an ingestion or request holding it
+   * sees the change — and the per-store index and counts follow, so every instance reports the
+   * same `file_counts`.
    */
-  remoteFileChange(before: VectorStoreFileRecord | undefined, after: VectorStoreFileRecord | undefined): void {
-    if (before !== undefined) {
-      this.count(before, -1);
-      if (after === undefined) {
-        const files = this.filesByStore.get(before.vector_store_id);
-        files?.delete(before.id);
-        if (files?.size === 0) this.filesByStore.delete(before.vector_store_id);
+  remoteFileChange(key: string, record: VectorStoreFileRecord | undefined): void {
+    const slash = key.indexOf('/');
+    const storeId = key.slice(0, slash);
+    const files = this.filesByStore.get(storeId);
+    const held = files?.get(key.slice(slash + 1));
+    if (held !== undefined) {
+      this.count(held, -1);
+      if (record === undefined) {
+        files!.delete(held.id);
+        if (files!.size === 0) this.filesByStore.delete(storeId);
+        return;
       }
+      Object.assign(held, record);
+      this.count(held, 1);
+    } else if (record !== undefined) {
+      this.indexFile(record);
     }
-    if (after === undefined) return;
-    this.sequence = Math.max(this.sequence, after.seq);
-    if (before === undefined) this.indexFile(after);
-    else this.count(after, 1);
+    if (record !== undefined) this.sequence = Math.max(this.sequence, record.seq);
   }
 
   /** Another instance created a file batch: its sequence number is taken into account. */
@@ -130,8 +137,12 @@ export class VectorStoreRepository {
 
   async updateStore(record: VectorStoreRecord, change: Partial<VectorStoreRecord>): Promise<void> {
     Object.assign(record, change);
-    // A store deleted meanwhile stays deleted.
-    if (this.stores.get(record.id) === record) await this.stores.put(record);
+    // A store deleted meanwhile stays deleted. In team mode another instance's change may have
+    // replaced the cached record: the change goes onto that one, keeping the other's fields.
+    const current = this.stores.get(record.id);
+    if (current === undefined) return;
+    if (current !== record) Object.assign(current, change);
+    await this.stores.put(current);
   }
 
   async deleteStore(id: string): Promise<void> {
@@ -196,7 +207,7 @@ export class VectorStoreRepository {
     files.delete(record.id);
     this.count(record, -1);
     if (files.size === 0) this.filesByStore.delete(record.vector_store_id);
-    await this.files.delete(fileKey(record.vector_store_id, record.id));
+    await this.files.delete(fileKey(record));
   }
 
   async deleteFilesOf(storeId: string): Promise<void> {
@@ -204,7 +215,7 @@ export class VectorStoreRepository {
     this.filesByStore.delete(storeId);
     this.summaries.delete(storeId);
     if (files === undefined) return;
-    await this.files.delete(...[...files.keys()].map((fileId) => fileKey(storeId, fileId)));
+    await this.files.delete(...[...files.keys()].map((fileId) => fileKey({ vector_store_id: storeId, id: fileId })));
   }
 
   // File batches

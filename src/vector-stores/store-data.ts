@@ -4,7 +4,7 @@ import path from 'node:path';
 import { JournalCollection } from '../store/journal-collection.js';
 import { writeSynced } from '../store/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
-import { HnswIndex, WORKER_BUILD_THRESHOLD, type Neighbor } from './hnsw-index.js';
+import { HnswIndex, type Neighbor } from './hnsw-index.js';
 import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
@@ -83,8 +83,8 @@ const SNAPSHOT_MIN_POINTS = 5000;
 /** Changes below this fraction of the index are snapshotted only after a longer quiet time (QUIET_SNAPSHOT_MS). */
 const SMALL_CHANGE_FRACTION = 0.05;
 const QUIET_SNAPSHOT_MS = 30_000;
-/** The vector copy of an opened index is filled from hnswlib in slices this long, between other work. */
-const FILL_SLICE_MS = 4;
+/** The vector copy of an opened index is filled from the index thread this many points at a time. */
+const FILL_BATCH = 2048;
 
 /** The additional data a file's sealed segment is bound to (the same in the data dir and in PostgreSQL). */
 export function segmentAad(storeId: string, fileId: string, kind: 'text' | 'vec'): string {
@@ -107,17 +107,6 @@ export function decodeVectors(bytes: Buffer, dimensions: number): number[][] {
   const vectors: number[][] = [];
   for (let offset = 0; offset < flat.length; offset += dimensions) vectors.push(Array.from(flat.subarray(offset, offset + dimensions)));
   return vectors;
-}
-
-/** Dot product of a unit query with a vector, divided by the vector's length: their cosine. */
-function dotUnit(unitQuery: Float32Array, vector: ArrayLike<number>): number {
-  let dot = 0;
-  let norm = 0;
-  for (let column = 0; column < unitQuery.length; column += 1) {
-    dot += unitQuery[column]! * vector[column]!;
-    norm += vector[column]! * vector[column]!;
-  }
-  return norm === 0 ? 0 : dot / Math.sqrt(norm);
 }
 
 /** Rows of a flat Float32Array scaled to unit length in place (cosine = dot product after this). */
@@ -279,14 +268,11 @@ export class StoreData {
     } catch {
       index = null; // no snapshot yet (or a torn one): rebuilt from the sealed vectors below
     }
-    const present = new Set(index?.labels() ?? []);
+    const present = new Set(index === null ? [] : await index.labels());
     const missing = this.ranges.filter((range) => range.count > 0 && !present.has(range.start));
     index ??= HnswIndex.create(dimensions, Math.max(1024, this.liveChunks));
     // Labels of files that were removed after the snapshot was taken.
-    let deleted = false;
-    for (const label of present) {
-      if (this.fileAt(label) === undefined && index.markDeleted(label)) deleted = true;
-    }
+    const deleted = (await index.markDeleted([...present].filter((label) => this.fileAt(label) === undefined))) > 0;
     const vectors: number[][] = [];
     const labels: number[] = [];
     for (const range of missing) {
@@ -309,52 +295,35 @@ export class StoreData {
   }
 
   /**
-   * Copies the points of a loaded snapshot into the vector copy, a few milliseconds at a time so
-   * that searches run in between (0.05–0.1 ms a point: about 5 s at 100,000 chunks); until a
-   * label is copied, cosineOf reads it from hnswlib and copies it then.
+   * Copies the points of a loaded snapshot into the vector copy, FILL_BATCH at a time: the index
+   * thread reads them out of hnswlib (0.05–0.1 ms a point, about 5 s at 100,000 chunks, on that
+   * thread), this one only stores them. Until a label is copied, cosineAt asks for it on its own.
    */
   private fillCopy(): void {
-    const ranges = [...this.ranges];
-    let rangeIndex = 0;
-    let offset = 0;
-    let filled!: () => void;
-    this.copyFilled = new Promise((resolve) => (filled = resolve));
-    const step = () => {
-      if (this.closed || this.index === null || this.copy === null) return filled();
-      const until = performance.now() + FILL_SLICE_MS;
-      while (rangeIndex < ranges.length) {
-        const range = ranges[rangeIndex]!;
-        if (offset >= range.count) {
-          rangeIndex += 1;
-          offset = 0;
-          continue;
-        }
-        const label = range.start + offset;
-        offset += 1;
-        if (!this.copy.has(label) && this.fileAt(label) !== undefined) this.copyFromIndex(label);
-        if (performance.now() >= until) {
-          setImmediate(step);
-          return;
-        }
+    const labels: number[] = [];
+    for (const range of this.ranges) for (let offset = 0; offset < range.count; offset += 1) labels.push(range.start + offset);
+    this.copyFilled = (async () => {
+      for (let at = 0; at < labels.length && !this.closed; at += FILL_BATCH) {
+        await this.copyFromIndex(labels.slice(at, at + FILL_BATCH)).catch(() => undefined);
       }
-      filled();
-    };
-    setImmediate(step);
+    })();
   }
 
-  /** Reads one point back from hnswlib into the copy (false when the index lacks it). */
-  private copyFromIndex(label: number): boolean {
-    try {
-      this.copy!.set(label, this.index!.vector(label));
-      return this.copy!.has(label);
-    } catch {
-      return false; // not in the index (a removal raced the fill)
-    }
+  /** Reads points the copy lacks back from the index into it (labels of removed files are skipped). */
+  private async copyFromIndex(labels: readonly number[]): Promise<void> {
+    const copy = this.copy;
+    const missing = labels.filter((label) => copy !== null && !copy.has(label) && this.fileAt(label) !== undefined);
+    if (this.index === null || copy === null || missing.length === 0) return;
+    const dimensions = this.index.dimensions;
+    const rows = await this.index.vectors(missing);
+    // A file removed while the points were read: its labels must not come back.
+    missing.forEach((label, row) => {
+      if (this.fileAt(label) !== undefined) copy.set(label, rows.subarray(row * dimensions, (row + 1) * dimensions));
+    });
   }
 
   private async addPoints(vectors: number[][], labels: number[]): Promise<void> {
-    if (vectors.length >= WORKER_BUILD_THRESHOLD) await this.index!.addInWorker(vectors, labels, path.join(this.folder, 'build'));
-    else this.index!.add(vectors, labels);
+    await this.index!.add(vectors, labels);
   }
 
   private async readVectors(fileId: string, dimensions: number): Promise<number[][]> {
@@ -491,10 +460,9 @@ export class StoreData {
     const entry = this.manifest.get(fileId);
     if (entry === undefined) return;
     const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
-    for (let offset = 0; offset < entry.count; offset += 1) {
-      this.index?.markDeleted(entry.start + offset);
-      this.copy?.delete(entry.start + offset);
-    }
+    const labels = Array.from({ length: entry.count }, (_, offset) => entry.start + offset);
+    for (const label of labels) this.copy?.delete(label);
+    await this.index?.markDeleted(labels);
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
@@ -605,11 +573,10 @@ export class StoreData {
     const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
     if (acceptedChunks === 0) return [];
     if (acceptedChunks <= EXACT_SEARCH_LIMIT) return this.exactSearch(query, k, accepted);
-    const acceptedIds = new Set(accepted.map((range) => range.fileId));
-    return this.index.search(query, k, (label) => {
-      const file = this.fileAt(label);
-      return file !== undefined && acceptedIds.has(file.fileId);
-    });
+    // The index thread filters its walk by these label ranges (sorted by start, as this.ranges are).
+    const acceptRanges = new Int32Array(accepted.length * 2);
+    accepted.forEach((range, index) => acceptRanges.set([range.start, range.count], index * 2));
+    return this.index.search(query, k, acceptRanges);
   }
 
   /**
@@ -631,13 +598,13 @@ export class StoreData {
     return entry === undefined || chunkIndex < 0 || chunkIndex >= entry.count ? undefined : entry.start + chunkIndex;
   }
 
-  /** Cosine of a unit-length query to a live chunk's vector (from the vector copy; hnswlib when not yet copied). */
-  cosineAt(unitQuery: Float32Array, label: number): number {
-    if (this.index === null || this.copy === null) return 0;
+  /** Cosine of a unit-length query to a live chunk's vector (from the vector copy; read from the index first when not yet copied). */
+  async cosineAt(unitQuery: Float32Array, label: number): Promise<number> {
+    if (this.copy === null) return 0;
     const cosine = this.copy.cosine(unitQuery, label);
     if (cosine !== undefined) return cosine;
-    if (this.copyFromIndex(label)) return this.copy.cosine(unitQuery, label)!;
-    return dotUnit(unitQuery, this.index.vector(label));
+    await this.copyFromIndex([label]);
+    return this.copy.cosine(unitQuery, label) ?? 0;
   }
 
   /**
@@ -646,22 +613,22 @@ export class StoreData {
    * over the labels and kept, as the mean of its unit vectors, until the store changes (the mean
    * of the cosines is the query's dot product with that mean).
    */
-  noiseLevel(unitQuery: Float32Array): number {
+  async noiseLevel(unitQuery: Float32Array): Promise<number> {
     if (this.index === null || this.copy === null) return 0;
     if (this.sample === null) {
       const live = this.liveChunks;
       const count = Math.min(64, live);
-      const mean = new Float32Array(this.manifest.meta.dimensions ?? 0);
+      const labels: number[] = [];
       let rangeIndex = 0;
       let before = 0;
       for (let row = 0; row < count; row += 1) {
         const position = Math.floor(((row + 0.5) * live) / count);
         while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
-        const label = this.ranges[rangeIndex]!.start + position - before;
-        if (this.copy.addTo(mean, label, 1 / count) || (this.copyFromIndex(label) && this.copy.addTo(mean, label, 1 / count))) continue;
-        const vector = normalize(this.index.vector(label));
-        for (let column = 0; column < mean.length; column += 1) mean[column]! += vector[column]! / count;
+        labels.push(this.ranges[rangeIndex]!.start + position - before);
       }
+      await this.copyFromIndex(labels);
+      const mean = new Float32Array(this.manifest.meta.dimensions ?? 0);
+      for (const label of labels) this.copy.addTo(mean, label, 1 / count);
       this.sample = mean;
     }
     let dot = 0;
@@ -732,6 +699,7 @@ export class StoreData {
     }
     await this.snapshot();
     this.closed = true;
+    await this.index?.close();
     await this.manifest.close();
   }
 }

@@ -8,6 +8,8 @@ import { PostgresAccountRepository } from './account-repository.js';
 import { ChangeFeed } from './change-feed.js';
 import { PostgresKeyRepository } from './key-repository.js';
 import { migrateDatabase } from './migrate.js';
+import { collectionOpener, type CollectionOpener } from './pg-collection.js';
+import { RecordFeed } from './record-feed.js';
 import { PostgresRequestLog } from './request-log.js';
 
 /** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
@@ -30,6 +32,8 @@ export interface PostgresStore {
   keys: KeyRepositoryPort;
   accounts: AccountRepositoryPort;
   requestLog: RequestLogPort;
+  /** Feature repositories' records shared through PostgreSQL (PostgresCollection). */
+  collections: CollectionOpener;
   vault: Vault;
   logFolder: string;
   close(): Promise<void>;
@@ -48,6 +52,7 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
   try {
     const keys = await PostgresKeyRepository.open(pool, feed);
     const accounts = await PostgresAccountRepository.open(pool, feed);
+    const records = new RecordFeed(feed, logger);
     // Listen before loading: a change committed while the caches load is not missed.
     await feed.start();
     await keys.load();
@@ -60,6 +65,7 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
       keys,
       accounts,
       requestLog,
+      collections: collectionOpener(pool, records),
       vault: new Vault(dataDir),
       logFolder: path.join(dataDir, 'logs'),
       async close() {

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WORKER_BUILD_THRESHOLD } from '../../../src/vector-stores/hnsw-index.js';
+import { ADD_SLICE_POINTS } from '../../../src/vector-stores/hnsw-index.js';
 import { keySealer } from '../../../src/vector-stores/sealer.js';
 import { EXACT_SEARCH_LIMIT, StoreData } from '../../../src/vector-stores/store-data.js';
 
@@ -168,8 +168,8 @@ describe('StoreData', () => {
     await data.close();
   });
 
-  it('adds a large file through the worker thread and reloads it', async () => {
-    const count = WORKER_BUILD_THRESHOLD + 10;
+  it('adds a large file on the index thread, in several slices, and reloads it', async () => {
+    const count = ADD_SLICE_POINTS * 8 + 10;
     const data = await open();
     await data.commitFile('small', chunks('small', 2), [vector(1), vector(2)]);
     await data.commitFile('big', chunks('big', count), Array.from({ length: count }, (_, index) => vector(index + 100)));
@@ -193,18 +193,18 @@ describe('StoreData', () => {
     await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
     await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
     const labelB = data.labelOf('file-b', 1)!;
-    expect(Math.abs(data.cosineAt(query, labelB) - exact(vector(5), vector(99)))).toBeLessThan(2e-3);
+    expect(Math.abs((await data.cosineAt(query, labelB)) - exact(vector(5), vector(99)))).toBeLessThan(2e-3);
     await data.close();
-    // Reopened: the copy fills from the loaded index in the background; before that a cosine reads the point itself.
+    // Reopened: the copy fills from the loaded index in the background; before that a cosine asks the index thread for the point.
     data = await open();
-    expect(Math.abs(data.cosineAt(query, data.labelOf('file-a', 2)!) - exact(vector(3), vector(99)))).toBeLessThan(2e-3);
+    expect(Math.abs((await data.cosineAt(query, data.labelOf('file-a', 2)!)) - exact(vector(3), vector(99)))).toBeLessThan(2e-3);
     await new Promise((resolve) => setTimeout(resolve, 50));
     for (const [fileId, index, seed] of [['file-a', 0, 1], ['file-b', 0, 4], ['file-b', 1, 5]] as const) {
-      expect(Math.abs(data.cosineAt(query, data.labelOf(fileId, index)!) - exact(vector(seed), vector(99)))).toBeLessThan(2e-3);
+      expect(Math.abs((await data.cosineAt(query, data.labelOf(fileId, index)!)) - exact(vector(seed), vector(99)))).toBeLessThan(2e-3);
     }
     // The noise level is the mean cosine to the store's chunks (5 here, all sampled).
     const mean = [1, 2, 3, 4, 5].reduce((sum, seed) => sum + exact(vector(seed), vector(99)), 0) / 5;
-    expect(data.noiseLevel(query)).toBeCloseTo(mean, 2);
+    expect(await data.noiseLevel(query)).toBeCloseTo(mean, 2);
     await data.close();
   });
 
