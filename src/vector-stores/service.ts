@@ -19,6 +19,8 @@ import { expiresAt, renderBatch, renderFile, renderStore } from './wire.js';
 /** Activity is recorded in memory at once, on disk at most this often per store (no per-search rewrite). */
 const ACTIVITY_WRITE_SECONDS = 60;
 const EXPIRY_SWEEP_MS = 60_000;
+/** How long a claimed job waits for its file's record to reach this instance (team mode; milliseconds in practice). */
+const RECORD_WAIT_MS = 3000;
 /**
  * Files ingested at once. An ingestion mostly waits (file read, embedding call, fsyncs), so a
  * few more than the cores keep the CPU busy; the store's commit step is serialised anyway.
@@ -85,7 +87,11 @@ export class VectorStoreService {
    */
   async start(ports: VectorStorePorts): Promise<void> {
     const context: IngestContext = { embed: ports.embed, files: ports.files, tools: ports.tools, repository: this.repository, sources: this.sources, contents: this.contents, logger: this.logger };
-    this.queue = this.backing.jobs((job, signal) => this.ingestTracked(context, ports.tasks, job, signal), INGEST_CONCURRENCY, (job, error) => {
+    const worker = async (job: IngestJob, signal: AbortSignal) => {
+      if (job.lease !== undefined) await this.recordArrives(job, signal);
+      await this.ingestTracked(context, ports.tasks, job, signal);
+    };
+    this.queue = this.backing.jobs(worker, INGEST_CONCURRENCY, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
@@ -164,6 +170,18 @@ export class VectorStoreService {
       if (status === 'completed') task.end('completed');
       else if (status === 'failed') task.end('failed', this.repository.file(job.storeId, job.fileId)?.last_error?.message);
       else task.end('cancelled', signal.aborted ? 'stopped; resumes at the next start' : undefined);
+    }
+  }
+
+  /**
+   * A job claimed from the table may name a file whose record this instance has not received yet
+   * (the job's notice can overtake the record's, or the store's): wait for them a little. A record that never
+   * comes was removed, and the job ends with nothing to do.
+   */
+  private async recordArrives(job: IngestJob, signal: AbortSignal): Promise<void> {
+    const until = Date.now() + RECORD_WAIT_MS;
+    while ((this.repository.file(job.storeId, job.fileId) === undefined || this.repository.store(job.storeId) === undefined) && Date.now() < until && !signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
 
