@@ -126,7 +126,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     app.activity.nameKeys((id) => store.keys.get(id)?.name);
     if (options.config.server.metrics) {
       const paths = [...ROUTES.map((route) => route.path), ...Object.keys(PUBLIC_ROUTES).map((route) => route.split(' ')[1]!)];
-      const metrics = new GatewayMetrics(app.activity, new Set(paths), batches.rowCounts?.bind(batches));
+      const metrics = new GatewayMetrics(app.activity, new Set(paths), logger);
+      // Stored work by state, where the store counts it (team mode batches: every instance's rows).
+      if (batches.rowCounts !== undefined) metrics.countWork('batch_row', { countByState: async () => ({ ...(await batches.rowCounts!()) }) });
       app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
       app.metrics = metrics;
     }
