@@ -8,7 +8,8 @@ import { HnswIndex, type Neighbor } from './hnsw-index.js';
 import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
-import { decodeTextChunk, decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
+import { ChunkReader } from './chunk-reader.js';
+import { decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
 import { VectorCopy } from './vector-copy.js';
 
 export type { StoredChunk };
@@ -156,6 +157,8 @@ export class StoreData {
   /** Single chunk texts by label (labels are never reused, so an entry cannot go stale: a removed file's labels are never asked for again). */
   private chunkCache = new Map<number, string>();
   private chunkCacheChars = 0;
+  /** Single chunks of result hits, read through kept-open segments. */
+  private readonly reader = new ChunkReader();
   private vectorCache = new Map<string, Float32Array>();
   private vectorCacheBytes = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
@@ -465,6 +468,7 @@ export class StoreData {
     this.chunkCount -= entry.count;
     this.dropText(fileId);
     this.dropVectors(fileId);
+    this.reader.forget(segments[0]!);
     for (const segment of segments) await rm(segment, { force: true });
     this.scheduleSnapshot(entry.count);
   }
@@ -642,16 +646,16 @@ export class StoreData {
       this.chunkCache.set(label, cached);
       return cached;
     }
-    let segment: Buffer;
+    let read: { chunk: StoredChunk | undefined; all?: StoredChunk[] };
     try {
-      segment = await readFile(this.segmentPath(fileId, 'text'));
+      read = await this.reader.read(this.segmentPath(fileId, 'text'), chunkIndex, this.sealer, this.aad(fileId, 'text'));
     } catch (error) {
       if (this.labelOf(fileId, chunkIndex) === label) throw error;
-      segment = Buffer.alloc(0);
+      read = { chunk: undefined };
     }
     // The file may have been removed or replaced while the segment was read: its label then no longer stands for this chunk.
     if (this.labelOf(fileId, chunkIndex) !== label) return this.chunkText(fileId, chunkIndex);
-    const { chunk, all } = decodeTextChunk(segment, chunkIndex, this.sealer, this.aad(fileId, 'text'));
+    const { chunk, all } = read;
     if (all !== undefined) {
       this.cacheText(fileId, all);
       return chunk?.text ?? '';
@@ -693,6 +697,7 @@ export class StoreData {
     }
     await this.snapshot();
     this.closed = true;
+    this.reader.close();
     await this.index?.close();
     await this.manifest.close();
   }
