@@ -2,8 +2,12 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { Sealer } from './sealer.js';
 import { decodeTextChunk, readChunkTable, unsealChunk, type ChunkTable, type StoredChunk } from './text-segment.js';
 
-/** Segment files kept open (a search's hits fall in up to 10–50 files; a descriptor each). */
-const OPEN_SEGMENTS = 128;
+/**
+ * Segment files kept open per store: a descriptor each (Node raises the soft limit to the hard
+ * one, tens of thousands on Linux and macOS). At 100,000 chunks in ~1,000 files a search's hits
+ * fall anywhere, so fewer meant an open, a table read and a close for most hits (issue 16).
+ */
+const OPEN_SEGMENTS = 1024;
 
 interface OpenSegment {
   handle: FileHandle;

@@ -5,7 +5,7 @@ import { JournalCollection } from '../store/journal-collection.js';
 import { writeSynced } from '../store/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
-import type { LexicalScores } from './bm25-index.js';
+import type { LexicalRanking } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
@@ -319,7 +319,7 @@ export class StoreData {
     });
   }
 
-  private async addPoints(vectors: number[][], labels: number[]): Promise<void> {
+  private async addPoints(vectors: readonly (readonly number[])[], labels: number[]): Promise<void> {
     await this.index!.add(vectors, labels);
   }
 
@@ -411,10 +411,14 @@ export class StoreData {
         this.checkDimensions(dimensions);
         if (this.hasFile(fileId)) await this.removeNow(fileId);
         const start = this.manifest.meta.next_label;
+        let added: Promise<void> = Promise.resolve();
         if (dimensions !== null) {
           this.index ??= HnswIndex.create(dimensions);
           this.copy ??= new VectorCopy(dimensions);
-          await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
+          // Sent to the index thread, not awaited under the lock: it takes changes in order, and the
+          // next commit need not wait for a round trip to it (under load, a wait for that thread's turn).
+          added = this.addPoints(vectors, vectors.map((_, offset) => start + offset));
+          added.catch(() => undefined);
           vectors.forEach((vector, offset) => this.copy!.set(start + offset, vector));
         }
         const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
@@ -432,7 +436,7 @@ export class StoreData {
         this.cacheText(fileId, [...chunks]);
         this.scheduleSnapshot(vectors.length);
         turn?.done();
-        return { durable };
+        return { durable: Promise.all([durable, added]) };
       });
       await durable;
     } catch (error) {
@@ -459,7 +463,8 @@ export class StoreData {
     const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
     const labels = Array.from({ length: entry.count }, (_, offset) => entry.start + offset);
     for (const label of labels) this.copy?.delete(label);
-    await this.index?.markDeleted(labels);
+    // In order after the file's add on the index thread; not awaited, like the add (commitFile).
+    this.index?.markDeleted(labels).catch(() => undefined);
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
@@ -579,9 +584,9 @@ export class StoreData {
 
   /**
    * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
-   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
+   * best are found without scoring every posting (see Bm25Index.rank).
    */
-  lexicalScores(query: string): LexicalScores {
+  lexicalScores(query: string): LexicalRanking {
     return this.lexical.score(query);
   }
 

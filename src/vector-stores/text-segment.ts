@@ -86,16 +86,23 @@ export class ChunkTable {
   }
 }
 
+/** Bytes of a segment's head read at once: the table of a segment of up to 1,000 chunks comes in the same read. */
+const HEAD_BYTES = 4096;
+
 /** A per-chunk segment's offset table, read from an open file; null for an older segment sealed whole. */
 export async function readChunkTable(handle: FileHandle): Promise<ChunkTable | null> {
-  const head = Buffer.alloc(8);
-  const { bytesRead } = await handle.read(head, 0, 8, 0);
+  const head = Buffer.alloc(HEAD_BYTES);
+  const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
   if (bytesRead < 8 || !isChunked(head)) return null;
   const count = head.readUInt32LE(4);
-  const table = Buffer.alloc(4 * (count + 1));
-  const { bytesRead: tableRead } = await handle.read(table, 0, table.length, 8);
-  if (tableRead !== table.length) throw new Error('text segment table is truncated');
+  const tableBytes = 4 * (count + 1);
+  let table = head.subarray(8, 8 + tableBytes);
+  if (8 + tableBytes > bytesRead) {
+    table = Buffer.alloc(tableBytes);
+    const { bytesRead: tableRead } = await handle.read(table, 0, tableBytes, 8);
+    if (tableRead !== tableBytes) throw new Error('text segment table is truncated');
+  }
   const offsets = new Uint32Array(count + 1);
   for (let index = 0; index <= count; index += 1) offsets[index] = table.readUInt32LE(4 * index);
-  return new ChunkTable(offsets, 8 + table.length);
+  return new ChunkTable(offsets, 8 + tableBytes);
 }

@@ -31,19 +31,26 @@ describe('ChunkReader', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('reads any chunk of per-chunk segments, concurrently, through at most 128 open files', async () => {
+  it('reads any chunk of per-chunk segments, concurrently, through at most 1,024 open files per reader', async () => {
     const reader = new ChunkReader();
-    const files = 200;
+    const files = 1100;
     for (let file = 0; file < files; file += 1) await writeFile(path.join(folder, `${file}.text`), encodeTextSegment(chunksOf(file), sealer, aadOf(file)));
     const asked = Array.from({ length: files * 3 }, (_, at) => ({ file: at % files, index: at % 3 }));
     const read = await Promise.all(asked.map(({ file, index }) => reader.read(path.join(folder, `${file}.text`), index, sealer, aadOf(file))));
     read.forEach((result, at) => expect(result).toEqual({ chunk: chunksOf(asked[at]!.file)[asked[at]!.index] }));
     expect(await reader.read(path.join(folder, '7.text'), 3, sealer, aadOf(7))).toEqual({ chunk: undefined });
     await new Promise((resolve) => setTimeout(resolve, 50)); // evicted handles close once their reads are done
-    expect(await openUnder(folder)).toBeLessThanOrEqual(128);
+    expect(await openUnder(folder)).toBeLessThanOrEqual(1024);
     reader.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await openUnder(folder)).toBe(0);
+  });
+
+  it('reads a segment whose offset table is longer than its first read', async () => {
+    const reader = new ChunkReader();
+    await writeFile(path.join(folder, 'long.text'), encodeTextSegment(chunksOf(5, 1500), sealer, aadOf(5)));
+    for (const index of [0, 1020, 1499]) expect((await reader.read(path.join(folder, 'long.text'), index, sealer, aadOf(5))).chunk).toEqual(chunksOf(5, 1500)[index]);
+    reader.close();
   });
 
   it('refuses a chunk sealed for another file, and reads an older whole-sealed segment entirely', async () => {
