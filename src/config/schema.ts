@@ -219,9 +219,11 @@ export const configSchema = z
         embedding_model: z.string().default('local-embed'),
         /** A catalog model of type reranker: when set, store searches rerank their fused candidates with it. */
         reranker: z.string().min(1).optional(),
+        /** Team mode: an ingestion job's lease; a job whose instance died is taken over once it runs out (issue 19 item 2). */
+        ingest_lease_ms: z.number().int().min(100).default(30_000),
       })
       .strict()
-      .default({ embedding_model: 'local-embed' }),
+      .default({ embedding_model: 'local-embed', ingest_lease_ms: 30_000 }),
     /** Largest file accepted by POST /v1/files (the hosted API's per-file limit by default). */
     files: z
       .object({ max_upload_bytes: z.number().int().positive().default(512 * 1024 * 1024) })
@@ -231,9 +233,14 @@ export const configSchema = z
       .object({
         concurrency: z.number().int().positive().default(8),
         max_requests_per_file: z.number().int().positive().default(50_000),
+        /**
+         * Team mode: how long a row claimed by an instance stays its own without a renewal (renewed
+         * every third of it while the row runs); a dead instance's rows are taken over after it.
+         */
+        lease_seconds: z.number().positive().default(30),
       })
       .strict()
-      .default({ concurrency: 8, max_requests_per_file: 50_000 }),
+      .default({ concurrency: 8, max_requests_per_file: 50_000, lease_seconds: 30 }),
     store: storeSchema.default({ kind: 'json' }),
     redis: redisSchema.optional(),
     default_plan: z.string().default('developer'),

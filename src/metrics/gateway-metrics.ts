@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Activity, ActivityObserver, TaskKind, TaskSnapshot } from '../app/activity.js';
 import type { MetricsExposition } from './exposition.js';
 import type { RequestLogEntry } from '../store/request-log.js';
+import type { Logger } from '../util/logger.js';
+import { WORK_GAUGES, type WorkKind, type WorkStateSource } from './work-states.js';
 
 /**
  * Latency buckets in seconds: from a cached local answer (a few ms) to a long generation. Fixed
@@ -35,7 +37,7 @@ export class GatewayMetrics implements MetricsExposition {
   private readonly batchRows: Counter<'state'>;
   private readonly tasksEnded: Counter<'kind' | 'state'>;
 
-  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>) {
+  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, private readonly logger?: Pick<Logger, 'warn'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'igw_' });
     const requestLabels = ['endpoint', 'model', 'route', 'status'] as const;
@@ -73,6 +75,32 @@ export class GatewayMetrics implements MetricsExposition {
       },
     });
     activity.observe(this.observer(knownEndpoints));
+  }
+
+  /**
+   * The service that keeps `kind` reports its stored items by state through this port, read at
+   * each scrape (batches: `igw_batch_rows`, vector stores: `igw_ingestion_jobs`); app/gateway.ts
+   * wires it where a store counts them (team mode: across every instance, the same figure on
+   * each, unlike the counters).
+   */
+  countWork(kind: WorkKind, source: WorkStateSource): void {
+    const logger = this.logger;
+    const { name, help } = WORK_GAUGES[kind];
+    new Gauge({
+      name,
+      help,
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const [state, count] of Object.entries(await source.countByState())) this.set({ state }, count);
+        } catch (error) {
+          // A store that cannot answer now leaves this gauge out of one scrape; the rest is served.
+          logger?.warn('metrics: could not count work items', { kind, error: String(error) });
+        }
+      },
+    });
   }
 
   /** One failed provider attempt: routing reports it (route key `provider/upstream-model`). */

@@ -7,7 +7,8 @@ import { RequestLog } from './request-log.js';
 import { Vault } from '../vault/vault.js';
 import type { StoreConfig } from '../config/schema.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
-import { openPostgresStore } from './postgres/postgres-store.js';
+import { openPostgresStore, type PostgresStore } from './postgres/postgres-store.js';
+import type { CollectionOpener } from './postgres/pg-collection.js';
 import type { AccountRepositoryPort, KeyRepositoryPort, RequestLogPort } from './repositories.js';
 
 /** Everything igw keeps, under one data dir (DESIGN §4). */
@@ -18,6 +19,8 @@ export interface Store {
   keys: KeyRepositoryPort;
   accounts: AccountRepositoryPort;
   requestLog: RequestLogPort;
+  /** Team mode: feature repositories' records shared through PostgreSQL; absent with the json store. */
+  collections?: CollectionOpener;
   /** Encrypted blueprints and skills per account (opened lazily, per account). */
   vault: Vault;
   logFolder: string;
@@ -31,7 +34,7 @@ function applyJournalEntry(record: AccountRecord, entry: JournalEntry): void {
 }
 
 /** The store the config names (DESIGN §4): the data dir by default, PostgreSQL in team mode. */
-export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger): Promise<Store> {
+export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger): Promise<Store | PostgresStore> {
   if (config.kind === 'postgres') return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger());
   await ensureDataDir(dataDir, 'logs');
   const logFolder = path.join(dataDir, 'logs');

@@ -1,11 +1,10 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { Activity } from '../../app/activity.js';
 import { startGateway } from '../../app/gateway.js';
 import { describeConfigSource } from '../../config/load.js';
 import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
-import { readRequestLog } from '../../store/request-log.js';
+import type { RequestLogPort } from '../../store/repositories.js';
 import { warmTokenizer } from '../../tokens/tokenizer.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
@@ -104,21 +103,20 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
           color: colorEnabled(),
           onQuit: () => stop('q'),
         });
-        void seedToday(gateway.app.activity, dataDir, logTail);
+        void seedToday(gateway.app.activity, gateway.app.store.requestLog, logTail);
       }
       if (stopRequested !== null) stop(stopRequested);
-      // The tokenizer's rank table takes ~0.7-2.5 s of one core to load, synchronously: pay it
-      // now, while nobody waits, instead of stalling every connection on the first request that
-      // counts tokens.
-      else setImmediate(warmTokenizer);
+      // Build the tokenizer's rank table now, in short slices between event-loop turns, instead
+      // of on the first request that counts tokens. Should the warm-up fail, that first count
+      // builds it again and reports the error to its request.
+      else warmTokenizer().catch(() => undefined);
     });
 }
 
-/** "Today" on the dashboard is the UTC day: count what earlier runs logged today, read once. */
-async function seedToday(activity: Activity, dataDir: string, logTail: LogTail): Promise<void> {
+/** "Today" on the dashboard is the UTC day: count what earlier runs (team mode: every instance) logged today, read once. */
+async function seedToday(activity: Activity, requestLog: RequestLogPort, logTail: LogTail): Promise<void> {
   try {
-    const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
-    activity.seedToday(await readRequestLog(path.join(dataDir, 'logs'), midnight));
+    await activity.seedTodayFrom(requestLog);
   } catch (error) {
     logTail.logger.warn('could not read today\'s request log', { error: String(error) });
   }

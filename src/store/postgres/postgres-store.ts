@@ -8,11 +8,13 @@ import { PostgresAccountRepository } from './account-repository.js';
 import { ChangeFeed } from './change-feed.js';
 import { PostgresKeyRepository } from './key-repository.js';
 import { migrateDatabase } from './migrate.js';
+import { collectionOpener, type CollectionOpener } from './pg-collection.js';
+import { RecordFeed } from './record-feed.js';
 import { PostgresRequestLog } from './request-log.js';
 
 /** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
-export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log'] as const;
-export const NOT_SHARED_YET = ['files', 'batches', 'vector stores', 'vault (blueprints, skills)'] as const;
+export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log', 'batches', 'vector stores'] as const;
+export const NOT_SHARED_YET = ['files', 'vault (blueprints, skills)'] as const;
 
 /** A pool whose idle-client errors (a restarted server) are logged, not thrown (node-postgres would crash the process). */
 export function openPool(url: string, logger: Logger): pg.Pool {
@@ -25,9 +27,13 @@ export function openPool(url: string, logger: Logger): pg.Pool {
 export interface PostgresStore {
   kind: 'postgres';
   dataDir: string;
+  /** The instance's connection pool (features with their own tables, e.g. vector stores, use it too). */
+  pool: pg.Pool;
   keys: KeyRepositoryPort;
   accounts: AccountRepositoryPort;
   requestLog: RequestLogPort;
+  /** Feature repositories' records shared through PostgreSQL (PostgresCollection). */
+  collections: CollectionOpener;
   vault: Vault;
   logFolder: string;
   close(): Promise<void>;
@@ -46,6 +52,7 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
   try {
     const keys = await PostgresKeyRepository.open(pool, feed);
     const accounts = await PostgresAccountRepository.open(pool, feed);
+    const records = new RecordFeed(feed, logger);
     // Listen before loading: a change committed while the caches load is not missed.
     await feed.start();
     await keys.load();
@@ -54,9 +61,11 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
     return {
       kind: 'postgres',
       dataDir,
+      pool,
       keys,
       accounts,
       requestLog,
+      collections: collectionOpener(pool, records),
       vault: new Vault(dataDir),
       logFolder: path.join(dataDir, 'logs'),
       async close() {
