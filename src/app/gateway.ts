@@ -129,6 +129,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const metrics = new GatewayMetrics(app.activity, new Set(paths), logger);
       // Stored work by state, where the store counts it (team mode batches: every instance's rows).
       if (batches.rowCounts !== undefined) metrics.countWork('batch_row', { countByState: async () => ({ ...(await batches.rowCounts!()) }) });
+      metrics.countWork('ingestion_job', { countByState: () => vectorStores.jobCounts() });
       app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
       app.metrics = metrics;
     }

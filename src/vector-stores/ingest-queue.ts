@@ -18,6 +18,8 @@ export interface IngestJobs {
   cancel(job: IngestJob): Promise<void>;
   /** Resolves when no job waits or runs. */
   idle(): Promise<void>;
+  /** Jobs by state (`queued`, `running`) for /metrics: this process's, or in team mode every instance's. */
+  countByState(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,10 @@ export class IngestQueue implements IngestJobs {
     if (this.closed || this.waiting.has(key) || this.running.has(key)) return;
     this.waiting.set(key, job);
     this.pump();
+  }
+
+  async countByState(): Promise<Record<string, number>> {
+    return { queued: this.waiting.size, running: this.running.size };
   }
 
   /** Jobs waiting or running here. */

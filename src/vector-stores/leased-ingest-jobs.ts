@@ -99,6 +99,10 @@ export class LeasedIngestJobs implements IngestJobs {
     await this.queue.cancel(job);
   }
 
+  countByState(): Promise<Record<string, number>> {
+    return this.table.countByState();
+  }
+
   /** Resolves when no job waits or runs on any instance (tests, bench). */
   async idle(): Promise<void> {
     for (;;) {

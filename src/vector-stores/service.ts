@@ -135,6 +135,11 @@ export class VectorStoreService {
     for (const listener of this.sizeListeners) listener(storeId);
   }
 
+  /** Ingestion jobs by state (/metrics `igw_ingestion_jobs`; team mode: every instance's). */
+  jobCounts(): Promise<Record<string, number>> {
+    return this.queue?.countByState() ?? Promise.resolve({});
+  }
+
   /** Resolves when no ingestion waits or runs. */
   idle(): Promise<void> {
     return this.queue?.idle() ?? Promise.resolve();

@@ -76,6 +76,14 @@ export class VectorStoreJobs {
     await this.pool.query('DELETE FROM igw_vs_jobs WHERE store_id = $1 AND file_id = $2', [job.storeId, job.fileId]);
   }
 
+  /** Jobs of every instance: `running` under a live lease, `queued` otherwise (never claimed, or its lease ran out). */
+  async countByState(): Promise<Record<string, number>> {
+    const { rows } = await this.pool.query<{ running: string; queued: string }>(
+      'SELECT count(*) FILTER (WHERE lease_until > clock_timestamp()) AS running, count(*) FILTER (WHERE lease_until IS NULL OR lease_until <= clock_timestamp()) AS queued FROM igw_vs_jobs',
+    );
+    return { queued: Number(rows[0]!.queued), running: Number(rows[0]!.running) };
+  }
+
   /** Jobs queued or running on any instance. */
   async pending(): Promise<number> {
     const { rows } = await this.pool.query<{ count: string }>('SELECT count(*) AS count FROM igw_vs_jobs');
