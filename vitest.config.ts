@@ -21,10 +21,19 @@ const MATRIX_DATA_KEY = '6d61747269782d746573742d646174612d6b65792d6e6f742d612d7
  * - test/integration/batch-runner.test.ts, storage-billing.test.ts: they call startGateway on a
  *   data dir of their own and assert on its files (batch records, the storage journal), which
  *   stay in the data dir in both store kinds.
- * - test/cli/**: `bin/igw` runs as its own process with the config file each test writes (or none);
- *   team mode through the CLI (migrate, usage from the table) is tested in test/cli/migrate.test.ts.
+ * - test/cli/** but keys, keys-rotate, accounts and usage: those four run in both (their sandbox's
+ *   user config names the store); the others write config files of their own, assert on config
+ *   discovery or data-dir files, or spawn servers whose store the file itself names (migrate,
+ *   team-*), and each CLI process opening PostgreSQL costs CI time for no store code of its own.
  */
-const POSTGRES_FILES = ['test/integration/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/fuzz/**/*.test.ts', 'test/unit/providers/openai-quirks.test.ts'];
+const POSTGRES_FILES = [
+  'test/integration/**/*.test.ts',
+  'test/conformance/**/*.test.ts',
+  'test/fuzz/**/*.test.ts',
+  'test/unit/providers/openai-quirks.test.ts',
+  // CLI files about keys, accounts and usage: their sandbox's user config names the store (test/helpers/cli.ts).
+  'test/cli/{keys,keys-rotate,accounts,usage}.test.ts',
+];
 const TESTS = new URL('./test/', import.meta.url);
 const STARTS_ITS_OWN_POSTGRES = readdirSync(TESTS, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts') && readFileSync(new URL(file, TESTS), 'utf8').includes('startPostgres('))
