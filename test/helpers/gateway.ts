@@ -7,6 +7,7 @@ import { createKey, type CreateKeyOptions } from '../../src/admin/keys-admin.js'
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/gateway.js';
 import { buildConfig, type Config } from '../../src/config/load.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { dataKeyEnv } from './data-key-env.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -26,7 +27,7 @@ export interface TestGateway {
 export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.ProcessEnv = {}, options: Pick<GatewayOptions, 'clock' | 'timers' | 'logger'> = {}): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'igw-test-'));
   const config = buildConfig(rawConfig, null, env);
-  const gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
+  const gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, env: dataKeyEnv(config), ...options });
   const newKey = async (options: CreateKeyOptions = {}) => (await createKey(gateway.app.store, config, options)).key;
   const key = await newKey({ name: 'test' });
   return {
