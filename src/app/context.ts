@@ -2,7 +2,7 @@ import type { Activity } from './activity.js';
 import type { RequestRateLimiter } from '../auth/rate-limit.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { BatchService } from '../batches/batch-service.js';
+import type { Batches } from '../batches/batches-port.js';
 import type { Config } from '../config/load.js';
 import type { FileStore } from '../files/file-store.js';
 import type { UpstreamMcpServers } from '../mcp/upstream-servers.js';
@@ -35,8 +35,8 @@ export interface AppContext {
   vectorStores: VectorStoreService;
   /** Stored files (/v1/files, batch inputs and outputs, vector store sources), sealed at rest. */
   files: FileStore;
-  /** Batches: records and the in-process runner (started once the app context exists). */
-  batches: BatchService;
+  /** Batches: records and their runner (started once the app context exists); JSON or team (PostgreSQL) kind. */
+  batches: Batches;
   /** The configured MCP servers (`mcp_servers`): /v1/mcp/{name} and the tools of /v1/tools. */
   mcpServers: UpstreamMcpServers;
   /** Live counters and running tasks for the `igw serve` dashboard (services report into it). */

@@ -6,6 +6,8 @@ import { StorageSettlement } from '../billing/storage-settlement.js';
 import { UpstreamMcpServers } from '../mcp/upstream-servers.js';
 import { VERSION } from '../util/version.js';
 import { BatchService } from '../batches/batch-service.js';
+import type { Batches } from '../batches/batches-port.js';
+import { TeamBatchService } from '../batches/team-batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
@@ -87,7 +89,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => vectorStores.close());
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
     cleanups.push(() => files.close());
-    const batches = await BatchService.open({ dataDir: options.dataDir, config: options.config, files, key: dataKey, clock, ids, logger });
+    const batchDeps = { config: options.config, files, key: dataKey, clock, ids, logger };
+    // Team mode: batches and their rows in PostgreSQL, run by every instance under leases (issue 19).
+    const batches: Batches = 'pool' in store ? new TeamBatchService({ ...batchDeps, pool: store.pool }) : await BatchService.open({ ...batchDeps, dataDir: options.dataDir });
     // Before the store closes: rows in flight stop and the batch records are saved.
     cleanups.push(() => batches.close());
     const mcpServers = new UpstreamMcpServers(options.config.mcp_servers, logger, VERSION);
@@ -119,7 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     app.activity.nameKeys((id) => store.keys.get(id)?.name);
     if (options.config.server.metrics) {
       const paths = [...ROUTES.map((route) => route.path), ...Object.keys(PUBLIC_ROUTES).map((route) => route.split(' ')[1]!)];
-      const metrics = new GatewayMetrics(app.activity, new Set(paths));
+      const metrics = new GatewayMetrics(app.activity, new Set(paths), batches.rowCounts?.bind(batches));
       app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
       app.metrics = metrics;
     }
@@ -159,7 +163,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     started = true;
     if (store.kind === 'postgres') {
       // Issue 19 is landing in slices: say at start what is not shared between instances yet.
-      logger.warn('team mode: keys, accounts, balances and the request log are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
+      logger.warn('team mode: keys, accounts, balances, the request log and batches are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
         not_shared: NOT_SHARED_YET,
       });
     }

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { TaskBoard, TaskHandle } from '../app/activity.js';
-import type { Principal } from '../auth/authenticate.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { FileStore } from '../files/file-store.js';
 import type { Clock } from '../util/clock.js';
@@ -10,15 +9,9 @@ import type { BatchRecord, BatchStatus } from './batch-record.js';
 import type { BatchRepository } from './batch-repository.js';
 import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
-import { ResultsLog, type OutputLine, type RowResult } from './results-log.js';
+import { ResultsLog, type RowResult } from './results-log.js';
+import { batchPrincipal, notRunLine, rowOutput, type RowExecute } from './row-output.js';
 import type { Semaphore } from './semaphore.js';
-
-/**
- * Runs one row's body on its endpoint, in process and without HTTP: the endpoint's `execute`
- * (issue 18), a port wired at the composition root (app/gateway.ts). Same validation, routing, billing and request-log
- * line as a live request; the answer is {status, body} (success or error envelope).
- */
-export type RowExecute = (body: unknown, principal: Principal, signal: AbortSignal) => Promise<{ status: number; body: unknown; requestId: string }>;
 
 export interface BatchRunDeps {
   /** The endpoint's execute; undefined only if the gateway does not serve it (the batch then fails). */
@@ -203,27 +196,9 @@ export class BatchRun {
     }
   }
 
-  private principal(): Principal {
-    return { keyId: this.record.key_id, account: this.record.account, scopes: this.record.scopes, vaultAccess: false };
-  }
-
   private async runRow(execute: RowExecute, row: BatchRow, callDone: () => void): Promise<void> {
-    const { ids } = this.deps;
-    let out: OutputLine;
-    if (row.body['stream'] === true) {
-      out = errorLine(ids, row, 'VALIDATION_4005', 'stream is not supported in a batch; leave it out.');
-    } else {
-      const result = await execute(row.body, this.principal(), this.abort.signal);
-      const failed = result.status >= 400;
-      // Abandoned by a stop: not done, so it runs again on resume (or is listed as not run).
-      if (failed && this.abort.signal.aborted) return;
-      if (failed) {
-        const error = (result.body as { error?: { code?: string; message?: string } }).error;
-        out = errorLine(ids, row, error?.code ?? 'SYSTEM_9001', error?.message ?? `HTTP ${result.status}`);
-      } else {
-        out = { id: ids.next('batch_req_'), custom_id: row.custom_id, response: { status_code: result.status, request_id: result.requestId, body: result.body }, error: null };
-      }
-    }
+    const out = await rowOutput(execute, row, batchPrincipal(this.record), this.abort.signal, this.deps.ids);
+    if (out === null) return;
     callDone();
     try {
       await this.log.append({ i: row.index, out });
@@ -281,15 +256,14 @@ export class BatchRun {
     }
   }
 
-  private async *notRunLines(code: string): AsyncGenerator<string> {
+  private async *notRunLines(code: 'batch_cancelled' | 'batch_expired'): AsyncGenerator<string> {
     const input = await this.deps.files.get(this.record.account, this.record.input_file_id);
     if (input === undefined) return;
-    const message = code === 'batch_cancelled' ? 'The batch was cancelled before this request ran.' : 'The batch expired before this request ran.';
     const source = this.deps.files.openRead(input);
     try {
       for await (const row of batchRows(readJsonlLines(source, this.deps.maxLineBytes), { endpoint: this.record.endpoint, maxRequests: this.deps.maxRequests })) {
         if (row.index < this.record.total && this.done[row.index] !== 1) {
-          yield `${JSON.stringify({ id: this.deps.ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } } satisfies OutputLine)}\n`;
+          yield `${JSON.stringify(notRunLine(this.deps.ids, row.custom_id, code))}\n`;
         }
       }
     } finally {
@@ -303,10 +277,6 @@ export class BatchRun {
     await this.log.close();
     await this.finalize('failed');
   }
-}
-
-function errorLine(ids: IdGenerator, row: BatchRow, code: string, message: string): OutputLine {
-  return { id: ids.next('batch_req_'), custom_id: row.custom_id, response: null, error: { code, message } };
 }
 
 function lineOf(error: unknown): number | null {

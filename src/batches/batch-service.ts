@@ -1,6 +1,5 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { TaskBoard } from '../app/activity.js';
 import type { Principal } from '../auth/authenticate.js';
 import type { Config } from '../config/load.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -9,11 +8,12 @@ import { ensureDataDir } from '../store/db.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
-import { ACTIVE_STATUSES, TERMINAL_STATUSES, type BatchEndpoint, type BatchRecord } from './batch-record.js';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, type BatchRecord } from './batch-record.js';
 import { BatchRepository } from './batch-repository.js';
-import { completionWindowSeconds } from './completion-window.js';
-import { BatchRun, type RowExecute } from './batch-run.js';
-import { countValidRows, MAX_BATCH_FILE_BYTES } from './input-rows.js';
+import { BatchRun } from './batch-run.js';
+import type { BatchPage, BatchPorts, Batches, NewBatch } from './batches-port.js';
+import { countValidRows } from './input-rows.js';
+import { checkedInputFile, maxLineBytes, newBatchRecord } from './new-batch.js';
 import { readJsonlLines } from './jsonl.js';
 import { Semaphore } from './semaphore.js';
 
@@ -27,38 +27,13 @@ export interface BatchServiceDeps {
   logger: Logger;
 }
 
-/** What the runner needs once the gateway is up, wired by the composition root (app/gateway.ts). */
-export interface BatchPorts {
-  /** Each batchable endpoint's execute (endpoints/batch-executes.ts); a missing one fails its batches. */
-  executes: Partial<Record<BatchEndpoint, RowExecute>>;
-  /** The `igw serve` dashboard's task list. */
-  tasks: TaskBoard;
-}
-
-export interface NewBatch {
-  input_file_id: string;
-  endpoint: BatchEndpoint;
-  completion_window: string;
-  metadata: Record<string, string> | null;
-}
-
-export interface BatchPage {
-  data: BatchRecord[];
-  has_more: boolean;
-}
-
-/** Longest input line: the request body limit of a live request. */
-export function maxLineBytes(config: Config): number {
-  return config.server.max_body_bytes;
-}
-
 /**
- * Batches (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
+ * Batches of the JSON store (spec "Batches", DESIGN §5): create-time checks, records, and the in-process runner.
  * Created with the stores; start() hands it its ports (each batchable endpoint's `execute`: rows
  * run the very pipeline of live requests, without HTTP; where progress shows) and resumes batches
  * a previous process left active.
  */
-export class BatchService {
+export class BatchService implements Batches {
   private readonly runs = new Map<string, BatchRun>();
   private readonly semaphore: Semaphore;
   private ports: BatchPorts | null = null;
@@ -117,23 +92,12 @@ export class BatchService {
   }
 
   /**
-   * Every create-time check of the spec, in order: the input file exists and is the caller's
-   * (INFERENCE_3302), has purpose batch (3303), is at most 105 MB (3304), and streams through
+   * Every create-time check of the spec, in order: the input file's (new-batch.ts), then
    * line-by-line validation (3306 unparsable line, 3303 shape/url/duplicate custom_id, 3305 too
-   * many requests). Endpoint, scope, window and metadata are checked by the endpoint before.
+   * many requests).
    */
   async create(principal: Principal, batch: NewBatch): Promise<BatchRecord> {
-    const windowSeconds = completionWindowSeconds(batch.completion_window);
-    const file = await this.deps.files.get(principal.account, batch.input_file_id);
-    if (file === undefined) {
-      throw new GatewayError('INFERENCE_3302', `No file with id "${batch.input_file_id}" (upload it with POST /v1/files, purpose "batch", using a key of this account).`, { field: 'input_file_id' });
-    }
-    if (file.purpose !== 'batch') {
-      throw new GatewayError('INFERENCE_3303', `File ${file.id} has purpose "${file.purpose}"; a batch input must be uploaded with purpose "batch".`, { field: 'input_file_id' });
-    }
-    if (file.bytes > MAX_BATCH_FILE_BYTES) {
-      throw new GatewayError('INFERENCE_3304', `File ${file.id} is ${file.bytes} bytes; a batch input may be at most 105 MB (${MAX_BATCH_FILE_BYTES} bytes). Split it.`, { field: 'input_file_id', limit_bytes: MAX_BATCH_FILE_BYTES });
-    }
+    const file = await checkedInputFile(this.deps.files, principal, batch);
     const source = this.deps.files.openRead(file);
     let total: number;
     try {
@@ -141,45 +105,23 @@ export class BatchService {
     } finally {
       source.destroy();
     }
-    const now = Math.floor(this.deps.clock.now() / 1000);
-    const record: BatchRecord = {
-      id: this.deps.ids.next('batch_'),
-      account: principal.account,
-      key_id: principal.keyId,
-      scopes: [...principal.scopes],
-      endpoint: batch.endpoint,
-      input_file_id: file.id,
-      completion_window: batch.completion_window,
-      status: 'queued',
-      output_file_id: null,
-      error_file_id: null,
-      errors: null,
-      created_at: now,
-      in_progress_at: null,
-      expires_at: now + windowSeconds,
-      finalizing_at: null,
-      completed_at: null,
-      failed_at: null,
-      expired_at: null,
-      cancelling_at: null,
-      cancelled_at: null,
-      total,
-      succeeded: 0,
-      errored: 0,
-      metadata: batch.metadata,
-    };
+    const record = newBatchRecord(principal, batch, file, total, this.deps.clock, this.deps.ids);
     await this.repository.insert(record);
     this.launch(record);
     return record;
   }
 
-  get(accountId: string, id: string): BatchRecord | undefined {
+  async get(accountId: string, id: string): Promise<BatchRecord | undefined> {
+    return this.own(accountId, id);
+  }
+
+  private own(accountId: string, id: string): BatchRecord | undefined {
     const record = this.repository.get(id);
     return record !== undefined && record.account === accountId ? record : undefined;
   }
 
   /** Newest first; `after` is the id of the last batch of the previous page. */
-  list(accountId: string, options: { limit: number; after?: string }): BatchPage {
+  async list(accountId: string, options: { limit: number; after?: string }): Promise<BatchPage> {
     let batches = this.repository.all().filter((record) => record.account === accountId).reverse();
     if (options.after !== undefined) {
       const index = batches.findIndex((record) => record.id === options.after);
@@ -190,7 +132,7 @@ export class BatchService {
 
   /** queued or in_progress → cancelling; the run stops, keeps finished rows, then cancelled. */
   async cancel(accountId: string, id: string): Promise<BatchRecord> {
-    const record = this.get(accountId, id);
+    const record = this.own(accountId, id);
     if (record === undefined) throw new GatewayError('RESOURCE_5411', `No batch with id "${id}".`, { batch_id: id });
     if (record.status === 'cancelling' || record.status === 'cancelled') return record;
     if (TERMINAL_STATUSES.has(record.status) || record.status === 'finalizing') {

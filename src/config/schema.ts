@@ -231,9 +231,14 @@ export const configSchema = z
       .object({
         concurrency: z.number().int().positive().default(8),
         max_requests_per_file: z.number().int().positive().default(50_000),
+        /**
+         * Team mode: how long a row claimed by an instance stays its own without a renewal (renewed
+         * every third of it while the row runs); a dead instance's rows are taken over after it.
+         */
+        lease_seconds: z.number().positive().default(30),
       })
       .strict()
-      .default({ concurrency: 8, max_requests_per_file: 50_000 }),
+      .default({ concurrency: 8, max_requests_per_file: 50_000, lease_seconds: 30 }),
     store: storeSchema.default({ kind: 'json' }),
     redis: redisSchema.optional(),
     default_plan: z.string().default('developer'),

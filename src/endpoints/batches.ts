@@ -42,21 +42,21 @@ export async function handleListBatches(call: RequestCall): Promise<void> {
   const limit = limitText === null ? 20 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new GatewayError('VALIDATION_4005', 'limit must be an integer between 1 and 100.', { field: 'limit' });
   const after = call.query.get('after');
-  const page = call.app.batches.list(call.account.id, { limit, ...(after ? { after } : {}) });
+  const page = await call.app.batches.list(call.account.id, { limit, ...(after ? { after } : {}) });
   const data = page.data.map(batchObject);
   sendJson(call.response, 200, { object: 'list', data, first_id: page.data[0]?.id ?? null, last_id: page.data.at(-1)?.id ?? null, has_more: page.has_more }, responseHeaders(call));
 }
 
-function ownBatch(call: RequestCall): BatchRecord {
+async function ownBatch(call: RequestCall): Promise<BatchRecord> {
   const id = call.params['id']!;
-  const record = call.app.batches.get(call.account.id, id);
+  const record = await call.app.batches.get(call.account.id, id);
   if (record === undefined) throw new GatewayError('RESOURCE_5411', `No batch with id "${id}".`, { batch_id: id });
   return record;
 }
 
 /** GET /v1/batches/{id}: poll status; request_counts update live. */
 export async function handleRetrieveBatch(call: RequestCall): Promise<void> {
-  sendJson(call.response, 200, batchObject(ownBatch(call)), responseHeaders(call));
+  sendJson(call.response, 200, batchObject(await ownBatch(call)), responseHeaders(call));
 }
 
 /** POST /v1/batches/{id}/cancel: → cancelling (then cancelled, finished rows kept). */

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Activity, ActivityObserver, TaskKind, TaskSnapshot } from '../app/activity.js';
+import type { BatchRowCounts } from '../batches/batches-port.js';
 import type { MetricsExposition } from './exposition.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 
@@ -35,7 +36,11 @@ export class GatewayMetrics implements MetricsExposition {
   private readonly batchRows: Counter<'state'>;
   private readonly tasksEnded: Counter<'kind' | 'state'>;
 
-  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>) {
+  /**
+   * `teamBatchRows`: in team mode, rows of the unfinished batches of every instance by state, read
+   * from PostgreSQL at each scrape (the same figure on every instance, unlike the counters).
+   */
+  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, teamBatchRows?: () => Promise<BatchRowCounts>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'igw_' });
     const requestLabels = ['endpoint', 'model', 'route', 'status'] as const;
@@ -72,6 +77,18 @@ export class GatewayMetrics implements MetricsExposition {
         for (const [kind, count] of running) if (kind !== 'batch' && kind !== 'ingestion') this.set({ kind }, count);
       },
     });
+    if (teamBatchRows !== undefined) {
+      new Gauge({
+        name: 'igw_batch_rows',
+        help: 'Team mode: rows of unfinished batches across every instance, by state (queued, running under a lease, succeeded, errored).',
+        labelNames: ['state'],
+        registers,
+        async collect() {
+          const counts = await teamBatchRows();
+          for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+        },
+      });
+    }
     activity.observe(this.observer(knownEndpoints));
   }
 

@@ -7,7 +7,7 @@ import { RequestLog } from './request-log.js';
 import { Vault } from '../vault/vault.js';
 import type { StoreConfig } from '../config/schema.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
-import { openPostgresStore } from './postgres/postgres-store.js';
+import { openPostgresStore, type PostgresStore } from './postgres/postgres-store.js';
 import type { CollectionOpener } from './postgres/pg-collection.js';
 import type { AccountRepositoryPort, KeyRepositoryPort, RequestLogPort } from './repositories.js';
 
@@ -37,7 +37,7 @@ function applyJournalEntry(record: AccountRecord, entry: JournalEntry): void {
  * The store the config names (DESIGN §4): the data dir by default, PostgreSQL in team mode. With
  * `dataKey` (igw serve) a team store first checks it is the team's (postgres/team-data-key.ts).
  */
-export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger, dataKey?: Buffer): Promise<Store> {
+export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger, dataKey?: Buffer): Promise<Store | PostgresStore> {
   if (config.kind === 'postgres') return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger(), dataKey);
   await ensureDataDir(dataDir, 'logs');
   const logFolder = path.join(dataDir, 'logs');

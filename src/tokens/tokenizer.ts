@@ -1,29 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import type { ChatMessage, ContentPart, TextPart } from '../translate/chat/types.js';
+import { BytePairEncoder } from './byte-pair-encoder.js';
+import { RankTableBuilder, type RankFile } from './rank-table.js';
 
 /**
  * Token counting with the o200k_base encoding (the GPT-4o family). igw uses one encoding for
  * every model: counts are an estimate for non-OpenAI providers, which report their own usage.
  */
 
-// The rank table is a ~2 MB string and parsing it takes a noticeable moment, so it is loaded on
-// first use rather than at import (most CLI commands never count tokens). `createRequire` keeps
-// the load synchronous so the counting API stays synchronous. The encoder is immutable data, so
-// caching it per process is safe.
-let encoder: Tiktoken | undefined;
+// The ranks are js-tiktoken's o200k_base rank file, held as one compact table (rank-table.ts:
+// ~5 MB instead of js-tiktoken's ~150 MB of Maps, issue 18 item 3). The table is built on first
+// use rather than at import (most CLI commands never count tokens), synchronously so that the
+// counting API stays synchronous; `igw serve` builds it ahead in slices (warmTokenizer). The
+// encoder is immutable data, so caching it per process is safe.
+let encoder: BytePairEncoder | undefined;
+let builder: RankTableBuilder | undefined;
+let rankFile: RankFile | undefined;
 
-function getEncoder(): Tiktoken {
+/** The rank file is `module.exports = {…json…};`: read as JSON so no module cache keeps the 2 MB source alive. */
+function parseRankFile(source: string): RankFile {
+  const json = source.slice(source.indexOf('{'), source.lastIndexOf('}') + 1);
+  return JSON.parse(json) as RankFile;
+}
+
+function rankFilePath(): string {
+  return createRequire(import.meta.url).resolve('js-tiktoken/ranks/o200k_base');
+}
+
+function loadedRankFile(): RankFile {
+  rankFile ??= parseRankFile(readFileSync(rankFilePath(), 'utf8'));
+  return rankFile;
+}
+
+function getEncoder(): BytePairEncoder {
   if (encoder === undefined) {
-    const require = createRequire(import.meta.url);
-    const ranks = require('js-tiktoken/ranks/o200k_base') as TiktokenBPE;
-    encoder = new Tiktoken(ranks);
+    builder ??= new RankTableBuilder(loadedRankFile());
+    encoder = new BytePairEncoder(builder.table(), new RegExp(loadedRankFile().pat_str, 'gu'));
+    builder = undefined;
+    rankFile = { ...loadedRankFile(), bpe_ranks: '' };
   }
   return encoder;
 }
 
-/** Loads the encoder now (igw serve does it right after listening, see cli/commands/serve.ts). */
-export function warmTokenizer(): void {
+/** Slices of the warm-up: short enough that resumed batch rows and early requests are not held up. */
+const WARM_SLICE_MS = 4;
+
+/**
+ * Builds the encoder without holding the event loop: the file is read asynchronously and the
+ * table built WARM_SLICE_MS at a time between turns (igw serve calls it right after listening,
+ * see cli/commands/serve.ts). A request that counts tokens meanwhile finishes the build itself.
+ */
+export async function warmTokenizer(): Promise<void> {
+  if (encoder !== undefined) return;
+  if (rankFile === undefined) {
+    const source = await readFile(rankFilePath(), 'utf8');
+    rankFile ??= parseRankFile(source);
+  }
+  if (encoder !== undefined) return;
+  builder ??= new RankTableBuilder(rankFile);
+  const building = builder;
+  while (!building.step(WARM_SLICE_MS)) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (encoder !== undefined) return;
+  }
   getEncoder();
 }
 
@@ -40,7 +81,7 @@ const TOKENS_PER_NAME = 1;
 const TOKENS_PER_IMAGE = 765;
 
 /**
- * js-tiktoken's byte-pair merge is quadratic in the length of one piece of the split pattern (an
+ * Byte-pair merging is quadratic in the length of one piece of the split pattern (in js-tiktoken an
  * 8,000-letter run takes ~25 s), and prompts are counted on the request path: one crafted message
  * could stall the event loop. Pieces longer than LONG_PIECE characters (hashes, minified code,
  * "aaaa…") are therefore encoded in LONG_PIECE slices. Their count may then be a few percent
@@ -56,9 +97,7 @@ let piecePattern: RegExp | undefined;
 /** The encoding's own split pattern (global, unicode), from the same rank file. */
 export function splitPattern(): RegExp {
   if (piecePattern === undefined) {
-    const require = createRequire(import.meta.url);
-    const ranks = require('js-tiktoken/ranks/o200k_base') as { pat_str: string };
-    piecePattern = new RegExp(ranks.pat_str, 'gu');
+    piecePattern = new RegExp(loadedRankFile().pat_str, 'gu');
   }
   return piecePattern;
 }
@@ -78,8 +117,8 @@ export function encodePiece(piece: string): number[] {
 }
 
 function encodePlain(text: string): number[] {
-  // disallowedSpecial = [] so user text containing special-token spellings never throws.
-  return getEncoder().encode(text, [], []);
+  // Special-token spellings in user text are plain text (js-tiktoken's encode(text, [], [])).
+  return getEncoder().encode(text);
 }
 
 /** Encodes text; special-token text (e.g. `<|endoftext|>`) is treated as plain text. */

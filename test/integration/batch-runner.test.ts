@@ -199,8 +199,8 @@ describe('batch runner', () => {
     const id = (await client.batches.create({ input_file_id: await uploadBatchFile(client, text), endpoint: '/v1/chat/completions', completion_window: '24h' })).id;
     // Polling would hit the 3-per-minute limit: wait on the service itself.
     const deadline = Date.now() + 15_000;
-    while (gateway.app.batches.get('default', id)?.status !== 'succeeded' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const record = gateway.app.batches.get('default', id)!;
+    while ((await gateway.app.batches.get('default', id))?.status !== 'succeeded' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const record = (await gateway.app.batches.get('default', id))!;
     expect(record).toMatchObject({ status: 'succeeded', succeeded: rows, errored: 0 });
     expect(h.upstream.requests).toHaveLength(rows);
     expect(h.upstream.requests[0]!.body.model).toBe('real-model-1');

@@ -107,10 +107,10 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         void seedToday(gateway.app.activity, dataDir, logTail);
       }
       if (stopRequested !== null) stop(stopRequested);
-      // The tokenizer's rank table takes ~0.7-2.5 s of one core to load, synchronously: pay it
-      // now, while nobody waits, instead of stalling every connection on the first request that
-      // counts tokens.
-      else setImmediate(warmTokenizer);
+      // Build the tokenizer's rank table now, in short slices between event-loop turns, instead
+      // of on the first request that counts tokens. Should the warm-up fail, that first count
+      // builds it again and reports the error to its request.
+      else warmTokenizer().catch(() => undefined);
     });
 }
 

@@ -14,8 +14,8 @@ import { checkTeamDataKey } from './team-data-key.js';
 import { PostgresRequestLog } from './request-log.js';
 
 /** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
-export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log'] as const;
-export const NOT_SHARED_YET = ['files', 'batches', 'vector stores', 'vault (blueprints, skills)'] as const;
+export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log', 'batches'] as const;
+export const NOT_SHARED_YET = ['files', 'vector stores', 'vault (blueprints, skills)'] as const;
 
 /** A pool whose idle-client errors (a restarted server) are logged, not thrown (node-postgres would crash the process). */
 export function openPool(url: string, logger: Logger): pg.Pool {
@@ -28,6 +28,8 @@ export function openPool(url: string, logger: Logger): pg.Pool {
 export interface PostgresStore {
   kind: 'postgres';
   dataDir: string;
+  /** The instance's connection pool (features with their own tables, e.g. vector stores, use it too). */
+  pool: pg.Pool;
   keys: KeyRepositoryPort;
   accounts: AccountRepositoryPort;
   requestLog: RequestLogPort;
@@ -62,6 +64,7 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
     return {
       kind: 'postgres',
       dataDir,
+      pool,
       keys,
       accounts,
       requestLog,

@@ -90,7 +90,7 @@ describe('buildConfig: built-in defaults', () => {
     expect(config.server).toMatchObject({ port: 8787, host: '127.0.0.1', cors_origins: [], allow_private_urls: false });
     expect(config.billing.energy_units_per_eur).toBe(1000);
     expect(config.vector_stores.embedding_model).toBe('local-embed');
-    expect(config.batches).toEqual({ concurrency: 8, max_requests_per_file: 50000 });
+    expect(config.batches).toEqual({ concurrency: 8, max_requests_per_file: 50000, lease_seconds: 30 });
     expect(config.message_tiers).toEqual({ opus: 'local-echo', sonnet: 'local-echo', haiku: 'local-echo' });
   });
 
