@@ -16,14 +16,18 @@ export async function startFakeUpstream() {
   return { upstream, upstreamOrigin: `http://127.0.0.1:${Number(await firstLine(upstream))}` };
 }
 
-/** A temp data dir and config pointing igw at the upstream, and a key made by `igw keys create`. */
-export async function prepareGateway(upstreamOrigin, prefix) {
+/**
+ * A temp data dir and config pointing igw at the upstream, and a key made by `igw keys create`.
+ * `overrides` are added to the config (team mode's store and redis; more plans beside developer).
+ */
+export async function prepareGateway(upstreamOrigin, prefix, overrides = {}) {
   const workDir = await mkdtemp(path.join(tmpdir(), prefix));
   const configPath = path.join(workDir, 'igw.config.json');
   await writeFile(
     configPath,
     JSON.stringify({
-      plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100000000 } },
+      ...overrides,
+      plans: { developer: { benefits: ['advanced_models', 'api_usage', 'studio_access'], requests_per_minute: 100000000 }, ...overrides.plans },
       providers: { bench: { kind: 'openai', base_url: `${upstreamOrigin}/v1`, api_key: 'bench' } },
       models: {
         'bench-model': { type: 'chat', capabilities: { streaming: true }, context_length: 128000, routes: [{ provider: 'bench', upstream_model: 'bench-model', pricing: { input_cost_per_million_eur: 0.14, output_cost_per_million_eur: 0.55 }, energy: { wh_per_1k_input_tokens: 0.02, wh_per_1k_output_tokens: 0.2 } }] },

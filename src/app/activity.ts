@@ -240,6 +240,16 @@ export class Activity implements TaskBoard {
     }
   }
 
+  /**
+   * Seeds "today" from the request log, whichever store holds it: the data dir's files, or in
+   * team mode the PostgreSQL table with every instance's lines (DESIGN §4), so the dashboard's
+   * "today" is the team's requests before this start, then this process's own.
+   */
+  async seedTodayFrom(log: { readSince(since: number): Promise<RequestLogEntry[]> }): Promise<void> {
+    const midnight = Math.floor(this.now() / DAY_MS) * DAY_MS;
+    this.seedToday(await log.readSince(midnight));
+  }
+
   private addToday(entry: RequestLogEntry, day: number, failed: boolean): void {
     if (day !== this.dayNumber) {
       if (day < this.dayNumber) return;

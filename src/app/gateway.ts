@@ -32,7 +32,9 @@ import { systemTimers, type Timers } from '../util/timers.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
 import { documentTools } from '../vector-stores/default-document-tools.js';
 import { embedTexts } from '../vector-stores/embedder.js';
+import { openLocalBacking } from '../vector-stores/backing.js';
 import { VectorStoreService } from '../vector-stores/service.js';
+import { openTeamBacking } from '../vector-stores/team-backing.js';
 import { vectorStoreStorage } from '../vector-stores/storage-usage.js';
 import { Activity } from './activity.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
@@ -85,7 +87,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
     const ids = options.ids ?? randomIds;
-    const vectorStores = await VectorStoreService.open({ dataDir: options.dataDir, dataKey, clock, ids, logger });
+    const vectorStoreBacking =
+      'pool' in store && options.config.store.kind === 'postgres'
+        ? await openTeamBacking({ pool: store.pool, collections: store.collections, url: options.config.store.url, dataDir: options.dataDir, dataKey, leaseMs: options.config.vector_stores.ingest_lease_ms, logger })
+        : await openLocalBacking(options.dataDir, dataKey);
+    const vectorStores = VectorStoreService.open({ backing: vectorStoreBacking, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
     const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
     cleanups.push(() => files.close());
@@ -123,7 +129,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     app.activity.nameKeys((id) => store.keys.get(id)?.name);
     if (options.config.server.metrics) {
       const paths = [...ROUTES.map((route) => route.path), ...Object.keys(PUBLIC_ROUTES).map((route) => route.split(' ')[1]!)];
-      const metrics = new GatewayMetrics(app.activity, new Set(paths), batches.rowCounts?.bind(batches));
+      const metrics = new GatewayMetrics(app.activity, new Set(paths), logger);
+      // Stored work by state, where the store counts it (team mode batches: every instance's rows).
+      if (batches.rowCounts !== undefined) metrics.countWork('batch_row', { countByState: async () => ({ ...(await batches.rowCounts!()) }) });
+      metrics.countWork('ingestion_job', { countByState: () => vectorStores.jobCounts() });
       app.routeHealth.observeFailedAttempts((key, code) => metrics.upstreamFailure(key, code));
       app.metrics = metrics;
     }
@@ -163,7 +172,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     started = true;
     if (store.kind === 'postgres') {
       // Issue 19 is landing in slices: say at start what is not shared between instances yet.
-      logger.warn('team mode: keys, accounts, balances, the request log and batches are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
+      logger.warn('team mode: keys, accounts, balances, the request log, batches and vector stores are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
         not_shared: NOT_SHARED_YET,
       });
     }

@@ -27,6 +27,9 @@ export interface TeamRunnerDeps {
   idleMs?: number;
 }
 
+/** Longest pause between batch-level checks (a cancel or expiry elsewhere stops rows here within it) while rows keep coming. */
+const CHECK_MS = 250;
+
 interface Running {
   batchId: string;
   abort: AbortController;
@@ -60,6 +63,9 @@ export class TeamBatchRunner {
   private loop: Promise<void> | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
   private wakeUp: (() => void) | null = null;
+  private woken = false;
+  /** When the batch-level checks last ran (Date.now()). */
+  private lastCheck = 0;
 
   constructor(private readonly deps: TeamRunnerDeps) {}
 
@@ -79,18 +85,22 @@ export class TeamBatchRunner {
 
   /** Starts the next round now (a batch created or cancelled here, a row finished). */
   wake(): void {
+    // A wake during a round is kept for the end of it: the round may have claimed before a slot freed.
+    this.woken = true;
     this.wakeUp?.();
   }
 
   private async runLoop(): Promise<void> {
     while (!this.closed) {
       let more = false;
+      this.woken = false;
       try {
         more = await this.round();
       } catch (error) {
         this.deps.logger.warn('team batches: a round failed; retrying', { error: String(error) });
       }
       if (this.closed) return;
+      if (this.woken) more = true;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, more ? 0 : (this.deps.idleMs ?? 500));
         this.wakeUp = () => {
@@ -102,24 +112,28 @@ export class TeamBatchRunner {
     }
   }
 
-  /** One round; true when it filled every free slot (more rows may be waiting). */
+  /**
+   * One round; true when it filled every free slot (more rows may be waiting). A round runs after
+   * every finished row, so it asks little while rows keep coming: one claim; the batch-level
+   * checks (stopped batches, finalization) run when the claim came up short, or every CHECK_MS.
+   */
   private async round(): Promise<boolean> {
     const { tables } = this.deps;
-    await this.stopEnded();
-    const due = await tables.claimFinalization(this.owner, this.deps.leaseMs, this.now());
-    if (due !== undefined) {
-      // Rows of this batch still running here stop now: the batch takes no more rows.
-      for (const run of this.running.values()) if (run.batchId === due.record.id) run.abort.abort(new Error(`batch ${due.ending}`));
-      const ended = await finalizeTeamBatch({ tables, files: this.deps.files, key: this.deps.key, ids: this.deps.ids, now: () => this.now() }, this.owner, due.record, due.ending);
-      if (!ended) this.deps.logger.warn('team batches: lost the batch lease while finalizing; another instance finishes it', { batch_id: due.record.id });
-      await this.endTask(due.record.id);
-      return true;
-    }
+    const checkDue = Date.now() - this.lastCheck >= CHECK_MS;
+    if (checkDue) await this.stopEnded();
     const free = this.deps.concurrency - this.running.size;
-    if (free <= 0 || this.closed) return false;
-    const rows = await tables.claimRows(this.owner, free, this.deps.leaseMs, this.now());
+    const rows = free > 0 && !this.closed ? await tables.claimRows(this.owner, free, this.deps.leaseMs, this.now()) : [];
     for (const row of rows) this.startRow(row);
-    return rows.length === free;
+    if (rows.length === free && !checkDue) return free > 0;
+    this.lastCheck = Date.now();
+    const due = await tables.claimFinalization(this.owner, this.deps.leaseMs, this.now());
+    if (due === undefined) return free > 0 && rows.length === free;
+    // Rows of this batch still running here stop now: the batch takes no more rows.
+    for (const run of this.running.values()) if (run.batchId === due.record.id) run.abort.abort(new Error(`batch ${due.ending}`));
+    const ended = await finalizeTeamBatch({ tables, files: this.deps.files, key: this.deps.key, ids: this.deps.ids, now: () => this.now() }, this.owner, due.record, due.ending);
+    if (!ended) this.deps.logger.warn('team batches: lost the batch lease while finalizing; another instance finishes it', { batch_id: due.record.id });
+    await this.endTask(due.record.id);
+    return true;
   }
 
   /** Aborts rows whose batch stopped taking rows, and closes the dashboard line of batches that ended. */

@@ -219,9 +219,11 @@ export const configSchema = z
         embedding_model: z.string().default('local-embed'),
         /** A catalog model of type reranker: when set, store searches rerank their fused candidates with it. */
         reranker: z.string().min(1).optional(),
+        /** Team mode: an ingestion job's lease; a job whose instance died is taken over once it runs out (issue 19 item 2). */
+        ingest_lease_ms: z.number().int().min(100).default(30_000),
       })
       .strict()
-      .default({ embedding_model: 'local-embed' }),
+      .default({ embedding_model: 'local-embed', ingest_lease_ms: 30_000 }),
     /** Largest file accepted by POST /v1/files (the hosted API's per-file limit by default). */
     files: z
       .object({ max_upload_bytes: z.number().int().positive().default(512 * 1024 * 1024) })

@@ -1,7 +1,6 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestCall } from '../http/request-call.js';
-import { gatewayMcpServer, type ExposedTools } from '../mcp/gateway-mcp-server.js';
+import type { ExposedTools } from '../mcp/gateway-mcp-server.js';
 import { builtinToolsFor } from '../tools/builtin-tools.js';
 import { mcpTool } from '../tools/registry.js';
 import { toolContext } from './tools.js';
@@ -18,6 +17,8 @@ export async function handleMcp(call: RequestCall): Promise<void> {
   const name = call.params['server']!;
   const context = toolContext(call);
   const tools = exposedTools(call, name);
+  // The MCP SDK loads on the first /mcp request: ~14 MB resident otherwise held by every gateway (issue 18 item 3).
+  const [{ StreamableHTTPServerTransport }, { gatewayMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../mcp/gateway-mcp-server.js')]);
   const server = gatewayMcpServer(name, tools, context, (tool) => {
     call.log.model = `tool:${name === 'igw' ? tool : `${name}__${tool}`}`;
   });

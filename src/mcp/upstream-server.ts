@@ -1,8 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../util/logger.js';
@@ -102,6 +99,7 @@ export class UpstreamMcpServer {
       return await run(client);
     } catch (error) {
       if (error instanceof GatewayError) throw error;
+      const { ErrorCode, McpError } = await import('@modelcontextprotocol/sdk/types.js');
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new GatewayError('INFERENCE_3107', `The MCP server "${this.name}" did not answer ${what} within ${this.config.timeout_ms} ms.`, { mcp_server: this.name }, { cause: error });
       }
@@ -136,8 +134,10 @@ export class UpstreamMcpServer {
     const sinceStart = Date.now() - this.lastStart;
     if (sinceStart < RESTART_INTERVAL_MS) await new Promise((resolve) => setTimeout(resolve, RESTART_INTERVAL_MS - sinceStart));
     this.lastStart = Date.now();
+    // The MCP SDK loads with the first connection: ~14 MB resident a gateway without MCP servers in use never needs (issue 18 item 3).
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client({ name: 'igw', version: this.version });
-    const transport = this.transport();
+    const transport = await this.transport();
     transport.onclose = () => {
       // The server went away (a stdio process exited, a session ended): reconnect on next use.
       if (this.client === client) {
@@ -150,11 +150,13 @@ export class UpstreamMcpServer {
     return client;
   }
 
-  private transport(): Transport {
+  private async transport(): Promise<Transport> {
     const config = this.config;
     if ('url' in config) {
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }) });
     }
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args,

@@ -1,8 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Activity, ActivityObserver, TaskKind, TaskSnapshot } from '../app/activity.js';
-import type { BatchRowCounts } from '../batches/batches-port.js';
 import type { MetricsExposition } from './exposition.js';
 import type { RequestLogEntry } from '../store/request-log.js';
+import type { Logger } from '../util/logger.js';
+import { WORK_GAUGES, type WorkKind, type WorkStateSource } from './work-states.js';
 
 /**
  * Latency buckets in seconds: from a cached local answer (a few ms) to a long generation. Fixed
@@ -36,11 +37,7 @@ export class GatewayMetrics implements MetricsExposition {
   private readonly batchRows: Counter<'state'>;
   private readonly tasksEnded: Counter<'kind' | 'state'>;
 
-  /**
-   * `teamBatchRows`: in team mode, rows of the unfinished batches of every instance by state, read
-   * from PostgreSQL at each scrape (the same figure on every instance, unlike the counters).
-   */
-  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, teamBatchRows?: () => Promise<BatchRowCounts>) {
+  constructor(activity: Activity, knownEndpoints: ReadonlySet<string>, private readonly logger?: Pick<Logger, 'warn'>) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'igw_' });
     const requestLabels = ['endpoint', 'model', 'route', 'status'] as const;
@@ -77,19 +74,33 @@ export class GatewayMetrics implements MetricsExposition {
         for (const [kind, count] of running) if (kind !== 'batch' && kind !== 'ingestion') this.set({ kind }, count);
       },
     });
-    if (teamBatchRows !== undefined) {
-      new Gauge({
-        name: 'igw_batch_rows',
-        help: 'Team mode: rows of unfinished batches across every instance, by state (queued, running under a lease, succeeded, errored).',
-        labelNames: ['state'],
-        registers,
-        async collect() {
-          const counts = await teamBatchRows();
-          for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
-        },
-      });
-    }
     activity.observe(this.observer(knownEndpoints));
+  }
+
+  /**
+   * The service that keeps `kind` reports its stored items by state through this port, read at
+   * each scrape (batches: `igw_batch_rows`, vector stores: `igw_ingestion_jobs`); app/gateway.ts
+   * wires it where a store counts them (team mode: across every instance, the same figure on
+   * each, unlike the counters).
+   */
+  countWork(kind: WorkKind, source: WorkStateSource): void {
+    const logger = this.logger;
+    const { name, help } = WORK_GAUGES[kind];
+    new Gauge({
+      name,
+      help,
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const [state, count] of Object.entries(await source.countByState())) this.set({ state }, count);
+        } catch (error) {
+          // A store that cannot answer now leaves this gauge out of one scrape; the rest is served.
+          logger?.warn('metrics: could not count work items', { kind, error: String(error) });
+        }
+      },
+    });
   }
 
   /** One failed provider attempt: routing reports it (route key `provider/upstream-model`). */

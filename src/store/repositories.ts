@@ -26,9 +26,15 @@ export interface AccountRepositoryPort {
   flush(): Promise<void>;
 }
 
-/** The request log's write side: append never waits (off the hot path); flush and close wait for the writes. */
+/** The request log: append never waits (off the hot path); flush and close wait for the writes. */
 export interface RequestLogPort {
   append(entry: RequestLogEntry): void;
   flush(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Every line at or after `since` (ms), this instance's own buffered lines written first; in team
+   * mode every instance's lines (one table, DESIGN §4). For the dashboard's "today" and for tests,
+   * which read the log through the store whatever holds it.
+   */
+  readSince(since: number): Promise<RequestLogEntry[]>;
 }

@@ -67,6 +67,11 @@ export class RequestLog {
   async close(): Promise<void> {
     await this.appender?.close();
   }
+
+  async readSince(since: number): Promise<RequestLogEntry[]> {
+    await this.flush();
+    return readRequestLog(this.folder, since);
+  }
 }
 
 /** Read side for `igw usage` and the dashboard: entries at or after `since` (ms). */

@@ -2,13 +2,13 @@ import { isGatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../util/logger.js';
 import { abortableSleep } from '../util/sleep.js';
 import type { CommitTurn } from './commit-turns.js';
+import { LeaseLost, type StoreContents } from './contents.js';
 import type { DocumentTools } from './document-tools.js';
 import type { IngestJob } from './ingest-queue.js';
 import type { EmbedTexts, StoredFileReader } from './ingest-ports.js';
 import type { FileError, VectorStoreFileRecord } from './records.js';
 import type { VectorStoreRepository } from './repository.js';
 import type { SourceBlobs } from './source-blobs.js';
-import type { StoreData } from './store-data.js';
 
 /** Transient embedding failures (provider down, rate limited) are retried this many times. */
 const INGEST_ATTEMPTS = 4;
@@ -21,7 +21,7 @@ export interface IngestContext {
   tools: DocumentTools;
   repository: VectorStoreRepository;
   sources: SourceBlobs;
-  data(storeId: string): Promise<StoreData>;
+  contents: StoreContents;
   logger: Logger;
 }
 
@@ -70,13 +70,13 @@ export async function ingestFile(context: IngestContext, job: IngestJob, signal:
       signal.throwIfAborted();
       // Detached or cancelled meanwhile: nothing to commit.
       if (repository.file(job.storeId, job.fileId) !== file || file.status !== 'in_progress') return;
-      const data = await context.data(store.id);
-      await data.commitFile(file.id, chunks, vectors, commitTurn);
-      await repository.updateFile(file, { status: 'completed', last_error: null, usage_bytes: data.usageBytes(file.id) });
+      const usageBytes = await context.contents.commit(store.id, file.id, chunks, vectors, { turn: commitTurn, lease: job.lease });
+      await repository.updateFile(file, { status: 'completed', last_error: null, usage_bytes: usageBytes });
       if (file.source.kind === 'text') await context.sources.remove(store.id, file.id);
       return;
     } catch (error) {
-      if (signal.aborted) return;
+      // A lost lease: another instance took the job over and finishes it.
+      if (signal.aborted || error instanceof LeaseLost) return;
       if (isGatewayError(error) && error.retryable && attempt < INGEST_ATTEMPTS) {
         await abortableSleep(500 * 2 ** attempt, signal).catch(() => undefined);
         if (signal.aborted) return;

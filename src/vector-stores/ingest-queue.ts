@@ -1,7 +1,26 @@
+import type { JobLease } from './contents.js';
+
 /** A file waiting for ingestion, by store and file id. */
 export interface IngestJob {
   storeId: string;
   fileId: string;
+  /** Team mode: the lease this instance holds on the job (its commit lands only while held). */
+  lease?: JobLease;
+}
+
+/**
+ * Where ingestion jobs wait and who runs them: this process (IngestQueue, the data dir) or any
+ * instance on the database, with leases (leased-ingest-jobs.ts, team mode).
+ */
+export interface IngestJobs {
+  enqueue(...jobs: IngestJob[]): Promise<void>;
+  /** Drops a job and stops it where it runs here; resolves once it has stopped. */
+  cancel(job: IngestJob): Promise<void>;
+  /** Resolves when no job waits or runs. */
+  idle(): Promise<void>;
+  /** Jobs by state (`queued`, `running`) for /metrics: this process's, or in team mode every instance's. */
+  countByState(): Promise<Record<string, number>>;
+  close(): Promise<void>;
 }
 
 export type IngestWorker = (job: IngestJob, signal: AbortSignal) => Promise<void>;
@@ -15,7 +34,7 @@ function keyOf(job: IngestJob): string {
  * is not persisted: the file records are (status `in_progress`), and the service re-enqueues them
  * at start-up, so a restart resumes where the previous process stopped.
  */
-export class IngestQueue {
+export class IngestQueue implements IngestJobs {
   /** Waiting jobs by key, in arrival order (taking the first and dropping any one are O(1)). */
   private readonly waiting = new Map<string, IngestJob>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -28,11 +47,24 @@ export class IngestQueue {
     private readonly onError: (job: IngestJob, error: unknown) => void = () => undefined,
   ) {}
 
-  enqueue(job: IngestJob): void {
+  async enqueue(...jobs: IngestJob[]): Promise<void> {
+    for (const job of jobs) this.add(job);
+  }
+
+  add(job: IngestJob): void {
     const key = keyOf(job);
     if (this.closed || this.waiting.has(key) || this.running.has(key)) return;
     this.waiting.set(key, job);
     this.pump();
+  }
+
+  async countByState(): Promise<Record<string, number>> {
+    return { queued: this.waiting.size, running: this.running.size };
+  }
+
+  /** Jobs waiting or running here. */
+  get size(): number {
+    return this.waiting.size + this.running.size;
   }
 
   /** Drops a waiting job and aborts a running one; resolves once it has stopped. */

@@ -4,8 +4,9 @@ import { JournalCollection } from '../store/journal-collection.js';
 import type { FileBatchRecord, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
 import type { StoreSummary } from './wire.js';
 
-function fileKey(storeId: string, fileId: string): string {
-  return `${storeId}/${fileId}`;
+/** A file record's key in its collection: store id (a UUID, no slash) and file id. */
+export function fileKey(file: { vector_store_id: string; id: string }): string {
+  return `${file.vector_store_id}/${file.id}`;
 }
 
 /**
@@ -33,11 +34,17 @@ export class VectorStoreRepository {
     for (const batch of batches.values()) this.sequence = Math.max(this.sequence, batch.seq);
   }
 
+  /** Over given collections (team mode: tables in PostgreSQL, see vs-record-collection.ts). */
+  static over(stores: Collection<VectorStoreRecord>, files: Collection<VectorStoreFileRecord>, batches: Collection<FileBatchRecord>): VectorStoreRepository {
+    return new VectorStoreRepository(stores, files, batches);
+  }
+
+  /** In the data dir: the JSON store's files (DESIGN §4). */
   static async open(dataDir: string): Promise<VectorStoreRepository> {
     return new VectorStoreRepository(
       await DocumentCollection.open<VectorStoreRecord>(dataDir, 'vector_stores', { key: (store) => store.id, field: 'vector_stores' }),
       await JournalCollection.open<VectorStoreFileRecord>(dataDir, 'vector_store_files', {
-        key: (file) => fileKey(file.vector_store_id, file.id),
+        key: fileKey,
         meta: {},
         legacy: (document) => ({ records: (document as { files?: VectorStoreFileRecord[] }).files ?? [] }),
       }),
@@ -82,6 +89,37 @@ export class VectorStoreRepository {
     this.count(file, 1);
   }
 
+  /**
+   * Another instance changed a file record (team mode; `record` undefined: removed it). The
+   * record this repository hands out is updated in place — an ingestion or request holding it
+   * sees the change — and the per-store index and counts follow, so every instance reports the
+   * same `file_counts`.
+   */
+  remoteFileChange(key: string, record: VectorStoreFileRecord | undefined): void {
+    const slash = key.indexOf('/');
+    const storeId = key.slice(0, slash);
+    const files = this.filesByStore.get(storeId);
+    const held = files?.get(key.slice(slash + 1));
+    if (held !== undefined) {
+      this.count(held, -1);
+      if (record === undefined) {
+        files!.delete(held.id);
+        if (files!.size === 0) this.filesByStore.delete(storeId);
+        return;
+      }
+      Object.assign(held, record);
+      this.count(held, 1);
+    } else if (record !== undefined) {
+      this.indexFile(record);
+    }
+    if (record !== undefined) this.sequence = Math.max(this.sequence, record.seq);
+  }
+
+  /** Another instance created a file batch: its sequence number is taken into account. */
+  remoteBatchChange(after: FileBatchRecord | undefined): void {
+    if (after !== undefined) this.sequence = Math.max(this.sequence, after.seq);
+  }
+
   // Stores
 
   /** Every store, oldest first (a copy). */
@@ -99,8 +137,12 @@ export class VectorStoreRepository {
 
   async updateStore(record: VectorStoreRecord, change: Partial<VectorStoreRecord>): Promise<void> {
     Object.assign(record, change);
-    // A store deleted meanwhile stays deleted.
-    if (this.stores.get(record.id) === record) await this.stores.put(record);
+    // A store deleted meanwhile stays deleted. In team mode another instance's change may have
+    // replaced the cached record: the change goes onto that one, keeping the other's fields.
+    const current = this.stores.get(record.id);
+    if (current === undefined) return;
+    if (current !== record) Object.assign(current, change);
+    await this.stores.put(current);
   }
 
   async deleteStore(id: string): Promise<void> {
@@ -165,7 +207,7 @@ export class VectorStoreRepository {
     files.delete(record.id);
     this.count(record, -1);
     if (files.size === 0) this.filesByStore.delete(record.vector_store_id);
-    await this.files.delete(fileKey(record.vector_store_id, record.id));
+    await this.files.delete(fileKey(record));
   }
 
   async deleteFilesOf(storeId: string): Promise<void> {
@@ -173,7 +215,7 @@ export class VectorStoreRepository {
     this.filesByStore.delete(storeId);
     this.summaries.delete(storeId);
     if (files === undefined) return;
-    await this.files.delete(...[...files.keys()].map((fileId) => fileKey(storeId, fileId)));
+    await this.files.delete(...[...files.keys()].map((fileId) => fileKey({ vector_store_id: storeId, id: fileId })));
   }
 
   // File batches

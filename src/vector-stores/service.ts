@@ -1,25 +1,26 @@
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { TaskBoard } from '../app/activity.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import type { Logger } from '../util/logger.js';
 import type { Attributes } from './filters.js';
+import type { VectorStoreBacking } from './backing.js';
 import { CommitTurns } from './commit-turns.js';
+import type { StoreContents } from './contents.js';
 import { ingestFile, type IngestContext } from './ingest-file.js';
 import type { VectorStorePorts } from './ingest-ports.js';
-import { IngestQueue, type IngestJob } from './ingest-queue.js';
+import type { IngestJob, IngestJobs } from './ingest-queue.js';
 import type { ExpiresAfter, FileBatchRecord, FileSource, StaticChunking, StoreChunking, VectorStoreFileRecord, VectorStoreRecord } from './records.js';
-import { VectorStoreRepository } from './repository.js';
-import { keySealer, type Sealer } from './sealer.js';
-import { SourceBlobs } from './source-blobs.js';
-import { StoreData, type StoredChunk } from './store-data.js';
+import type { VectorStoreRepository } from './repository.js';
+import type { SourceBlobs } from './source-blobs.js';
+import type { StoreData, StoredChunk } from './store-data.js';
 import { expiresAt, renderBatch, renderFile, renderStore } from './wire.js';
 
 /** Activity is recorded in memory at once, on disk at most this often per store (no per-search rewrite). */
 const ACTIVITY_WRITE_SECONDS = 60;
 const EXPIRY_SWEEP_MS = 60_000;
+/** How long a claimed job waits for its file's record to reach this instance (team mode; milliseconds in practice). */
+const RECORD_WAIT_MS = 3000;
 /**
  * Files ingested at once. An ingestion mostly waits (file read, embedding call, fsyncs), so a
  * few more than the cores keep the CPU busy; the store's commit step is serialised anyway.
@@ -51,30 +52,29 @@ export interface NewFile {
  * ingestion queue (resumed at start-up) and expiry. Endpoints and `searchVectorStores` use it.
  */
 export class VectorStoreService {
-  private readonly loaded = new Map<string, Promise<StoreData>>();
-  private queue: IngestQueue | null = null;
+  private queue: IngestJobs | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
+  readonly repository: VectorStoreRepository;
+  private readonly contents: StoreContents;
   private readonly sources: SourceBlobs;
   private readonly persistedActivity = new Map<string, number>();
   private readonly commitTurns = new CommitTurns();
   private readonly sizeListeners = new Set<(storeId: string) => void>();
 
   private constructor(
-    readonly repository: VectorStoreRepository,
-    private readonly folder: string,
-    private readonly sealer: Sealer,
+    private readonly backing: VectorStoreBacking,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
   ) {
-    this.sources = new SourceBlobs((storeId) => this.storeFolder(storeId), sealer);
+    this.repository = backing.repository;
+    this.contents = backing.contents;
+    this.sources = backing.sources;
   }
 
-  static async open(options: { dataDir: string; dataKey: Buffer; clock: Clock; ids: IdGenerator; logger: Logger }): Promise<VectorStoreService> {
-    const folder = path.join(options.dataDir, 'vector_stores');
-    await mkdir(folder, { recursive: true, mode: 0o700 });
-    const repository = await VectorStoreRepository.open(options.dataDir);
-    return new VectorStoreService(repository, folder, keySealer(options.dataKey), options.clock, options.ids, options.logger);
+  /** Over the backing the composition root chose (backing.ts: the data dir; team-backing.ts: PostgreSQL). */
+  static open(options: { backing: VectorStoreBacking; clock: Clock; ids: IdGenerator; logger: Logger }): VectorStoreService {
+    return new VectorStoreService(options.backing, options.clock, options.ids, options.logger);
   }
 
   private now(): number {
@@ -86,26 +86,34 @@ export class VectorStoreService {
    * committed → completed) or queued again, and the expiry sweep begins.
    */
   async start(ports: VectorStorePorts): Promise<void> {
-    const context: IngestContext = { embed: ports.embed, files: ports.files, tools: ports.tools, repository: this.repository, sources: this.sources, data: (storeId) => this.data(storeId), logger: this.logger };
-    this.queue = new IngestQueue((job, signal) => this.ingestTracked(context, ports.tasks, job, signal), INGEST_CONCURRENCY, (job, error) => {
+    const context: IngestContext = { embed: ports.embed, files: ports.files, tools: ports.tools, repository: this.repository, sources: this.sources, contents: this.contents, logger: this.logger };
+    const worker = async (job: IngestJob, signal: AbortSignal) => {
+      if (job.lease !== undefined) await this.recordArrives(job, signal);
+      await this.ingestTracked(context, ports.tasks, job, signal);
+    };
+    this.queue = this.backing.jobs(worker, INGEST_CONCURRENCY, (job, error) => {
       this.logger.error('vector store ingestion crashed', { vector_store_id: job.storeId, file_id: job.fileId, error: String(error) });
     });
     await this.sweepExpired();
     const pending = [...this.repository.allFiles()].filter((file) => file.status === 'in_progress');
+    if (!this.backing.resumesLocally) {
+      // Team mode: jobs are rows; one lost between a file's record and its job row is queued again (a queued one stays as it is).
+      await this.queue.enqueue(...pending.map((file) => ({ storeId: file.vector_store_id, fileId: file.id })));
+      pending.length = 0;
+    }
     const committedByStore = new Map<string, Set<string>>();
     const completed: Array<[VectorStoreFileRecord, Partial<VectorStoreFileRecord>]> = [];
     for (const file of pending) {
       let committed = committedByStore.get(file.vector_store_id);
       if (committed === undefined) {
-        committed = await StoreData.committedFiles(this.storeFolder(file.vector_store_id));
+        committed = await this.contents.committedFiles(file.vector_store_id);
         committedByStore.set(file.vector_store_id, committed);
       }
       if (committed.has(file.id)) {
         // Committed just before the crash, record not yet updated: the data is all there.
-        const data = await this.data(file.vector_store_id);
-        completed.push([file, { status: 'completed', last_error: null, usage_bytes: data.usageBytes(file.id) }]);
+        completed.push([file, { status: 'completed', last_error: null, usage_bytes: await this.contents.usageBytes(file.vector_store_id, file.id) }]);
       } else {
-        this.queue.enqueue({ storeId: file.vector_store_id, fileId: file.id });
+        await this.queue.enqueue({ storeId: file.vector_store_id, fileId: file.id });
       }
     }
     await this.repository.updateFiles(completed);
@@ -127,6 +135,11 @@ export class VectorStoreService {
     for (const listener of this.sizeListeners) listener(storeId);
   }
 
+  /** Ingestion jobs by state (/metrics `igw_ingestion_jobs`; team mode: every instance's). */
+  jobCounts(): Promise<Record<string, number>> {
+    return this.queue?.countByState() ?? Promise.resolve({});
+  }
+
   /** Resolves when no ingestion waits or runs. */
   idle(): Promise<void> {
     return this.queue?.idle() ?? Promise.resolve();
@@ -135,15 +148,12 @@ export class VectorStoreService {
   async close(): Promise<void> {
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
     await this.queue?.close();
-    for (const [storeId, store] of this.loaded) {
-      this.loaded.delete(storeId);
-      await (await store).close().catch(() => undefined);
-    }
+    await this.contents.close();
     for (const store of this.repository.allStores()) await this.persistActivity(store, true);
     await this.repository.close();
+    await this.backing.close();
   }
 
-  /** `vector_stores/<id>/` (DESIGN §4); ids are UUIDs igw generated, so they are safe as names. */
   /** One ingestion, shown on the `igw serve` dashboard while it runs and with its outcome after. */
   private async ingestTracked(context: IngestContext, tasks: TaskBoard, job: IngestJob, signal: AbortSignal): Promise<void> {
     const file = this.repository.file(job.storeId, job.fileId);
@@ -151,7 +161,13 @@ export class VectorStoreService {
     // Taken before the first await: turns follow the order in which the queue starts jobs.
     const turn = this.commitTurns.take(job.storeId);
     try {
-      await ingestFile(context, job, signal, turn);
+      if (file?.status === 'in_progress' && (await this.committedBefore(job))) {
+        // Its instance died after committing, before the status was saved (team mode): the data is all there.
+        turn.done();
+        await this.repository.updateFile(file, { status: 'completed', last_error: null, usage_bytes: await this.contents.usageBytes(job.storeId, job.fileId) });
+      } else {
+        await ingestFile(context, job, signal, turn);
+      }
     } finally {
       turn.done();
       this.sizeChanged(job.storeId);
@@ -162,27 +178,30 @@ export class VectorStoreService {
     }
   }
 
-  private storeFolder(storeId: string): string {
-    if (!/^[0-9a-f-]{36}$/.test(storeId)) throw new Error(`not a vector store id: ${storeId}`);
-    return path.join(this.folder, storeId);
+  /**
+   * A job claimed from the table may name a file whose record this instance has not received yet
+   * (the job's notice can overtake the record's, or the store's): wait for them a little. A record that never
+   * comes was removed, and the job ends with nothing to do.
+   */
+  private async recordArrives(job: IngestJob, signal: AbortSignal): Promise<void> {
+    const until = Date.now() + RECORD_WAIT_MS;
+    while ((this.repository.file(job.storeId, job.fileId) === undefined || this.repository.store(job.storeId) === undefined) && Date.now() < until && !signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** A leased job whose file's chunks are already committed (only a job taken over from a dead instance can be). */
+  private async committedBefore(job: IngestJob): Promise<boolean> {
+    return job.lease !== undefined && (await this.contents.isCommitted(job.storeId, job.fileId));
   }
 
   /** The store's chunks and index, opened on first use. */
   data(storeId: string): Promise<StoreData> {
-    let loading = this.loaded.get(storeId);
-    if (loading === undefined) {
-      loading = StoreData.open(storeId, this.storeFolder(storeId), this.sealer);
-      this.loaded.set(storeId, loading);
-      loading.catch(() => this.loaded.delete(storeId));
-    }
-    return loading;
+    return this.contents.data(storeId);
   }
 
-  private async dropData(storeId: string): Promise<void> {
-    const loading = this.loaded.get(storeId);
-    this.loaded.delete(storeId);
-    if (loading !== undefined) await (await loading.catch(() => null))?.close().catch(() => undefined);
-    await rm(this.storeFolder(storeId), { recursive: true, force: true });
+  private dropData(storeId: string): Promise<void> {
+    return this.contents.drop(storeId);
   }
 
   // Stores
@@ -317,7 +336,7 @@ export class VectorStoreService {
     await this.repository.insertFiles(created);
     await this.repository.updateFiles(retried);
     await this.touch(store);
-    for (const record of [...created, ...retried.map(([record]) => record)]) this.queue?.enqueue({ storeId: store.id, fileId: record.id });
+    await this.queue?.enqueue(...[...created, ...retried.map(([record]) => record)].map((record) => ({ storeId: store.id, fileId: record.id })));
     return records;
   }
 
@@ -338,7 +357,7 @@ export class VectorStoreService {
   /** Detaches a file: its ingestion stops, its chunks leave the index. */
   async deleteFile(file: VectorStoreFileRecord): Promise<void> {
     await this.queue?.cancel({ storeId: file.vector_store_id, fileId: file.id });
-    await (await this.data(file.vector_store_id)).removeFile(file.id);
+    await this.contents.remove(file.vector_store_id, file.id);
     await this.repository.deleteFile(file);
     this.sizeChanged(file.vector_store_id);
     await this.sources.remove(file.vector_store_id, file.id);

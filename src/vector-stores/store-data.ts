@@ -86,17 +86,23 @@ const QUIET_SNAPSHOT_MS = 30_000;
 /** The vector copy of an opened index is filled from the index thread this many points at a time. */
 const FILL_BATCH = 2048;
 
+/** The additional data a file's sealed segment is bound to (the same in the data dir and in PostgreSQL). */
+export function segmentAad(storeId: string, fileId: string, kind: 'text' | 'vec'): string {
+  return `vector_store:${storeId}:${fileId}:${kind}`;
+}
+
 function segmentName(fileId: string): string {
   return Buffer.from(fileId, 'utf8').toString('base64url');
 }
 
-function encodeVectors(vectors: readonly (readonly number[])[], dimensions: number): Buffer {
+/** Vectors as one flat little-endian float32 buffer (the `.vec` segment before sealing). */
+export function encodeVectors(vectors: readonly (readonly number[])[], dimensions: number): Buffer {
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, row) => flat.set(vector, row * dimensions));
   return Buffer.from(flat.buffer, flat.byteOffset, flat.byteLength);
 }
 
-function decodeVectors(bytes: Buffer, dimensions: number): number[][] {
+export function decodeVectors(bytes: Buffer, dimensions: number): number[][] {
   const flat = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const vectors: number[][] = [];
   for (let offset = 0; offset < flat.length; offset += dimensions) vectors.push(Array.from(flat.subarray(offset, offset + dimensions)));
@@ -239,7 +245,7 @@ export class StoreData {
   }
 
   private aad(fileId: string, kind: 'text' | 'vec'): string {
-    return `vector_store:${this.storeId}:${fileId}:${kind}`;
+    return segmentAad(this.storeId, fileId, kind);
   }
 
   /** Segments written by a commit that never reached the manifest (crash or failure in between). */

@@ -1,7 +1,23 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupAll, igw, igwJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { MATRIX_STORE } from '../helpers/store-matrix.js';
+
+/** What the store keeps of the keys, as text: keys.json, or in the postgres project the igw_keys rows. */
+async function storedKeys(sandbox: Sandbox): Promise<string> {
+  if (MATRIX_STORE === 'json') return readFile(path.join(sandbox.dataDir, 'keys.json'), 'utf8');
+  const { store } = JSON.parse(await readFile(path.join(sandbox.home, '.config', 'igw', 'config.json'), 'utf8')) as { store: { url: string } };
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ text: string }>('SELECT json_agg(k)::text AS text FROM igw_keys k');
+    return rows[0]!.text;
+  } finally {
+    await client.end();
+  }
+}
 
 interface AccountView {
   id: string;
@@ -130,14 +146,18 @@ describe('data dir permissions', () => {
     await igw(sandbox, ['accounts', 'create', 'team']);
     const mode = async (file: string) => (await stat(file)).mode & 0o777;
     expect(await mode(sandbox.dataDir)).toBe(0o700);
-    expect(await mode(path.join(sandbox.dataDir, 'keys.json'))).toBe(0o600);
-    expect(await mode(path.join(sandbox.dataDir, 'accounts.json'))).toBe(0o600);
+    // In the postgres project keys and accounts are rows of the database, not files.
+    if (MATRIX_STORE === 'json') {
+      expect(await mode(path.join(sandbox.dataDir, 'keys.json'))).toBe(0o600);
+      expect(await mode(path.join(sandbox.dataDir, 'accounts.json'))).toBe(0o600);
+    }
     expect(await mode(path.join(sandbox.dataDir, 'logs'))).toBe(0o700);
   });
 
   it('stores only a hash of the key, never the key itself', async () => {
     const created = await igwJson<{ key: string }>(sandbox, ['keys', 'create', '--json']);
-    const text = await readFile(path.join(sandbox.dataDir, 'keys.json'), 'utf8');
+    const text = await storedKeys(sandbox);
+    expect(text).toContain('"hash"');
     expect(text).not.toContain(created.key);
     expect(text).not.toContain(created.key.slice(7, 40));
   });

@@ -4,12 +4,13 @@
  * IGW_* variable unless the test adds one.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { MATRIX_STORE, matrixStore } from './store-matrix.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = path.join(REPO_ROOT, 'bin', 'igw.js');
@@ -55,6 +56,14 @@ export async function makeSandbox(): Promise<Sandbox> {
   env['HOME'] = home;
   env['IGW_DATA_DIR'] = dataDir;
   env['NO_COLOR'] = '1';
+  // Test matrix, postgres project: the user config (~/.config/igw/config.json, found when a test
+  // names no config of its own) puts the store on a new database; team mode wants IGW_DATA_KEY.
+  const store = await matrixStore({});
+  if (MATRIX_STORE === 'postgres') {
+    await mkdir(path.join(home, '.config', 'igw'), { recursive: true });
+    await writeFile(path.join(home, '.config', 'igw', 'config.json'), JSON.stringify(store.rawConfig));
+    env['IGW_DATA_KEY'] = process.env['IGW_DATA_KEY']!;
+  }
   const sandbox: Sandbox = {
     root,
     dataDir,
@@ -63,6 +72,7 @@ export async function makeSandbox(): Promise<Sandbox> {
     env,
     async cleanup() {
       sandboxes.delete(sandbox);
+      await store.release();
       await rm(root, { recursive: true, force: true });
     },
   };

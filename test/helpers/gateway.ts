@@ -8,6 +8,7 @@ import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/g
 import { buildConfig, type Config } from '../../src/config/load.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { dataKeyEnv } from './data-key-env.js';
+import { matrixStore } from './store-matrix.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -23,11 +24,23 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts the real gateway on 127.0.0.1:0 with a temp data dir and the given raw config (`options`: clock, timers, logger). */
+/**
+ * Starts the real gateway on 127.0.0.1:0 with a temp data dir and the given raw config (`options`:
+ * clock, timers, logger). In the test matrix's postgres project the store is a new PostgreSQL
+ * database (store-matrix.ts), dropped again at close.
+ */
 export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.ProcessEnv = {}, options: Pick<GatewayOptions, 'clock' | 'timers' | 'logger'> = {}): Promise<TestGateway> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'igw-test-'));
-  const config = buildConfig(rawConfig, null, env);
-  const gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, env: dataKeyEnv(config), ...options });
+  const store = await matrixStore(rawConfig);
+  const config = buildConfig(store.rawConfig, null, env);
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, env: dataKeyEnv(config), ...options });
+  } catch (error) {
+    await store.release();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const newKey = async (options: CreateKeyOptions = {}) => (await createKey(gateway.app.store, config, options)).key;
   const key = await newKey({ name: 'test' });
   return {
@@ -41,6 +54,7 @@ export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.Proc
     anthropic: (apiKey = key) => new Anthropic({ apiKey, baseURL: gateway.url, maxRetries: 0, timeout: 10_000 }),
     async close() {
       await gateway.close();
+      await store.release();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -3,7 +3,7 @@ import { authenticate, type Principal } from '../../src/auth/authenticate.js';
 import type { BatchEndpoint } from '../../src/batches/batch-record.js';
 import { batchExecutes } from '../../src/endpoints/batch-executes.js';
 import type { Execute } from '../../src/endpoints/shared/execute.js';
-import { readRequestLog, type RequestLogEntry } from '../../src/store/request-log.js';
+import type { RequestLogEntry } from '../../src/store/request-log.js';
 import { echoCompletion } from '../helpers/batch-cli.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
@@ -86,8 +86,7 @@ describe('endpoint execute: the HTTP answer without HTTP', () => {
     // The live line is written when the response closes, which may be just after the client has it.
     let lines: RequestLogEntry[] = [];
     for (const deadline = Date.now() + 3000; lines.length < 2 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
-      await igw.gateway.app.store.requestLog.flush();
-      lines = (await readRequestLog(igw.gateway.app.store.logFolder, 0)).filter((entry) => entry.request_id === row.requestId || entry.request_id === http.headers.get('x-request-id'));
+      lines = (await igw.gateway.app.store.requestLog.readSince(0)).filter((entry) => entry.request_id === row.requestId || entry.request_id === http.headers.get('x-request-id'));
     }
     expect(lines).toHaveLength(2);
     const [live, executed] = [lines.find((line) => line.request_id !== row.requestId)!, lines.find((line) => line.request_id === row.requestId)!];

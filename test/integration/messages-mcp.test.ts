@@ -1,7 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readRequestLog } from '../../src/store/request-log.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
 import { startMcpHttpServer, type TestMcpHttpServer } from '../helpers/mcp/http-server.js';
@@ -57,8 +55,7 @@ describe('/v1/messages mcp_servers on a translated route', () => {
     // Only the allowed tool was offered; usage covers both model turns.
     expect(((upstream.requests[0]?.body as { tools: Array<{ function: { name: string } }> }).tools ?? []).map((tool) => tool.function.name)).toEqual(['notes__whoami']);
     expect(message.usage.input_tokens).toBe(24);
-    await gw.gateway.app.store.requestLog.flush();
-    const entries = await readRequestLog(path.join(gw.dataDir, 'logs'), 0);
+    const entries = await gw.gateway.app.store.requestLog.readSince(0);
     expect(entries.some((entry) => entry.model === 'tool:notes__whoami' && entry.endpoint === '/v1/messages')).toBe(true);
   });
 
@@ -129,8 +126,7 @@ describe('/v1/messages mcp_servers streamed on a translated route', () => {
     expect(message.usage.input_tokens).toBe(24);
     expect(message.usage.output_tokens).toBe(10);
     expect(upstream.requests.map((request) => (request.body as { stream?: boolean }).stream)).toEqual([true, true]);
-    await gw.gateway.app.store.requestLog.flush();
-    const entries = await readRequestLog(path.join(gw.dataDir, 'logs'), 0);
+    const entries = await gw.gateway.app.store.requestLog.readSince(0);
     expect(entries.some((entry) => entry.model === 'tool:notes__whoami' && entry.endpoint === '/v1/messages')).toBe(true);
     const served = entries.filter((entry) => entry.endpoint === '/v1/messages' && entry.model === 'up-chat' && entry.stream === true);
     expect(served.at(-1)).toMatchObject({ input_tokens: 24, output_tokens: 10 });

@@ -3,17 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatLine, uploadBatchFile, waitForBatch } from '../helpers/batches.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
-
-/** One sample line of the exposition: `name{a="1",b="2"} value`, labels in any order. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match === null || match[1] !== name) continue;
-    const have = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.entries(labels).every(([key, value]) => have[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
+import { sample } from '../helpers/metrics-text.js';
 
 async function scrape(url: string): Promise<{ status: number; contentType: string | null; text: string }> {
   const response = await fetch(`${url}/metrics`);

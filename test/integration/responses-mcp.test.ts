@@ -1,9 +1,7 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ResponseInputItem, Tool } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readRequestLog } from '../../src/store/request-log.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
 import { startMcpHttpServer, type TestMcpHttpServer } from '../helpers/mcp/http-server.js';
@@ -72,8 +70,7 @@ describe('/v1/responses with an mcp tool', () => {
     expect(offeredTools(0)).toEqual(expect.arrayContaining(['calc__add', 'calc__divide']));
     expect(upstream.requests).toHaveLength(2);
     // Each tool call is a request-log line of its own, as /v1/mcp logs them.
-    await gw.gateway.app.store.requestLog.flush();
-    const entries = await readRequestLog(path.join(gw.dataDir, 'logs'), 0);
+    const entries = await gw.gateway.app.store.requestLog.readSince(0);
     expect(entries.some((entry) => entry.model === 'tool:calc__add' && entry.endpoint === '/v1/responses' && entry.status === 200)).toBe(true);
   });
 

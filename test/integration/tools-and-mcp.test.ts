@@ -1,9 +1,7 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRequestLog } from '../../src/store/request-log.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startMcpHttpServer, type TestMcpHttpServer } from '../helpers/mcp/http-server.js';
@@ -176,8 +174,7 @@ describe('POST /v1/tools/{name}/invoke', () => {
 
   it('every invocation is a request-log line naming the tool (igw usage shows tool calls)', async () => {
     await invoke('calc__add', { a: 5, b: 5 });
-    await gw.gateway.app.store.requestLog.flush();
-    const entries = await readRequestLog(path.join(gw.dataDir, 'logs'), 0);
+    const entries = await gw.gateway.app.store.requestLog.readSince(0);
     expect(entries.some((entry) => entry.model === 'tool:calc__add' && entry.endpoint === '/v1/tools/{name}/invoke' && entry.status === 200)).toBe(true);
   });
 });

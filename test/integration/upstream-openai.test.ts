@@ -1,5 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, setAccount } from '../../src/admin/accounts-admin.js';
 import { startFakeUpstream, type FakeHandler, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -249,10 +247,8 @@ describe('proxying to an OpenAI-compatible provider', () => {
 
   it('request log: one JSONL line per request with model, provider, tokens and cost', async () => {
     await postJson(`${igw.url}/v1/chat/completions`, igw.key, { model: 'up-chat', messages: [{ role: 'user', content: 'log me' }] });
-    await igw.gateway.app.store.requestLog.close();
-    const folder = path.join(igw.dataDir, 'logs');
-    const files = await readdir(folder);
-    const lines = (await Promise.all(files.map((file) => readFile(path.join(folder, file), 'utf8')))).join('').trim().split('\n').map((line) => JSON.parse(line));
+    // Through the store, whichever holds the log (test matrix: JSONL files or the PostgreSQL table).
+    const lines = await igw.gateway.app.store.requestLog.readSince(0);
     const entry = lines.filter((line) => line.model === 'up-chat' && line.status === 200).at(-1);
     expect(entry).toMatchObject({ endpoint: '/v1/chat/completions', provider: 'up', route: 'up/real-model-1', input_tokens: 1000, output_tokens: 500, eur: '0.000401' });
     expect(lines.some((line) => line.status === 402 && line.error_code === 'BILLING_2001')).toBe(true);

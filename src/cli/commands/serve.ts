@@ -1,11 +1,10 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { Activity } from '../../app/activity.js';
 import { startGateway } from '../../app/gateway.js';
 import { describeConfigSource } from '../../config/load.js';
 import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
-import { readRequestLog } from '../../store/request-log.js';
+import type { RequestLogPort } from '../../store/repositories.js';
 import { warmTokenizer } from '../../tokens/tokenizer.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
@@ -104,7 +103,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
           color: colorEnabled(),
           onQuit: () => stop('q'),
         });
-        void seedToday(gateway.app.activity, dataDir, logTail);
+        void seedToday(gateway.app.activity, gateway.app.store.requestLog, logTail);
       }
       if (stopRequested !== null) stop(stopRequested);
       // Build the tokenizer's rank table now, in short slices between event-loop turns, instead
@@ -114,11 +113,10 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
     });
 }
 
-/** "Today" on the dashboard is the UTC day: count what earlier runs logged today, read once. */
-async function seedToday(activity: Activity, dataDir: string, logTail: LogTail): Promise<void> {
+/** "Today" on the dashboard is the UTC day: count what earlier runs (team mode: every instance) logged today, read once. */
+async function seedToday(activity: Activity, requestLog: RequestLogPort, logTail: LogTail): Promise<void> {
   try {
-    const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
-    activity.seedToday(await readRequestLog(path.join(dataDir, 'logs'), midnight));
+    await activity.seedTodayFrom(requestLog);
   } catch (error) {
     logTail.logger.warn('could not read today\'s request log', { error: String(error) });
   }

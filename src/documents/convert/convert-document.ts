@@ -5,7 +5,6 @@ import { detectFormat } from '../detect.js';
 import { DocumentError } from '../document-error.js';
 import { extractDocument } from '../extract.js';
 import type { DocumentFormat, DocumentInput } from '../types.js';
-import { markdownFromHtml, tidyMarkdown } from './markdown-from-html.js';
 
 /** `markdown` keeps structure (headings, lists, tables, code); `text` is the indexing text. */
 export type ConvertFormat = 'markdown' | 'text';
@@ -55,9 +54,9 @@ async function markdownOf(type: DocumentFormat, input: DocumentInput): Promise<C
     case 'csv':
       return { pages: [csvTable(input)] };
     case 'json':
-      return { pages: [fenced(prettyJson(decodeText(input)), 'json')] };
+      return { pages: [await fenced(prettyJson(decodeText(input)), 'json')] };
     case 'code':
-      return { pages: [fenced(decodeText(input), languageOf(input.filename))] };
+      return { pages: [await fenced(decodeText(input), languageOf(input.filename))] };
     case 'markdown':
     case 'text':
     case 'pdf':
@@ -93,7 +92,9 @@ function prettyJson(text: string): string {
 }
 
 /** A fence longer than any backtick run inside, so the content cannot close it early. */
-function fenced(text: string, language: string): string {
+async function fenced(text: string, language: string): Promise<string> {
+  // turndown (and its DOM) load on first use, not with every gateway (issue 18 item 3: resident size).
+  const { tidyMarkdown } = await import('./markdown-from-html.js');
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
   const fence = '`'.repeat(longest + 1);
   return tidyMarkdown(`${fence}${language}\n${text.replace(/\n+$/, '')}\n${fence}`);

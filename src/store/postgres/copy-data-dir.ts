@@ -68,7 +68,8 @@ export async function copyDataDir(dataDir: string, url: string): Promise<DataDir
         data_dir: origin,
         copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines },
         skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines },
-        not_copied: NOT_SHARED_YET,
+        // Vector stores are shared in team mode, but this copy does not carry them over yet (issue 19 item 5).
+        not_copied: [...NOT_SHARED_YET, 'vector stores'],
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

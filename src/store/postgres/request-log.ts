@@ -48,6 +48,11 @@ export class PostgresRequestLog implements RequestLogPort {
   close(): Promise<void> {
     return this.flush();
   }
+
+  async readSince(since: number): Promise<RequestLogEntry[]> {
+    await this.flush();
+    return readPostgresRequestLog(this.pool, since);
+  }
 }
 
 export async function insertRequestLines(pool: pg.Pool | pg.Client, lines: readonly RequestLogEntry[]): Promise<number> {

@@ -1,0 +1,81 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { CommitTurn } from './commit-turns.js';
+import type { StoreContents } from './contents.js';
+import type { Sealer } from './sealer.js';
+import { StoreData, type StoredChunk } from './store-data.js';
+
+/** `vector_stores/<id>/` under `folder`; ids are UUIDs igw generated, so they are safe as names. */
+export function storeFolderIn(folder: string): (storeId: string) => string {
+  return (storeId) => {
+    if (!/^[0-9a-f-]{36}$/.test(storeId)) throw new Error(`not a vector store id: ${storeId}`);
+    return path.join(folder, storeId);
+  };
+}
+
+/**
+ * Store contents in the data dir (the JSON store, DESIGN §4): each store's folder holds its
+ * sealed segments, manifest and index snapshots (store-data.ts) and is the truth.
+ */
+export class LocalContents implements StoreContents {
+  private readonly loaded = new Map<string, Promise<StoreData>>();
+  readonly folderOf: (storeId: string) => string;
+
+  constructor(
+    folder: string,
+    private readonly sealer: Sealer,
+  ) {
+    this.folderOf = storeFolderIn(folder);
+  }
+
+  data(storeId: string): Promise<StoreData> {
+    let loading = this.loaded.get(storeId);
+    if (loading === undefined) {
+      loading = StoreData.open(storeId, this.folderOf(storeId), this.sealer);
+      this.loaded.set(storeId, loading);
+      loading.catch(() => this.loaded.delete(storeId));
+    }
+    return loading;
+  }
+
+  /** Whether the store's data is open in this process. */
+  isOpen(storeId: string): boolean {
+    return this.loaded.has(storeId);
+  }
+
+  async commit(storeId: string, fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[], options: { turn?: CommitTurn } = {}): Promise<number> {
+    const data = await this.data(storeId);
+    await data.commitFile(fileId, chunks, vectors, options.turn);
+    return data.usageBytes(fileId);
+  }
+
+  async remove(storeId: string, fileId: string): Promise<void> {
+    await (await this.data(storeId)).removeFile(fileId);
+  }
+
+  async drop(storeId: string): Promise<void> {
+    const loading = this.loaded.get(storeId);
+    this.loaded.delete(storeId);
+    if (loading !== undefined) await (await loading.catch(() => null))?.close().catch(() => undefined);
+    await rm(this.folderOf(storeId), { recursive: true, force: true });
+  }
+
+  committedFiles(storeId: string): Promise<Set<string>> {
+    return StoreData.committedFiles(this.folderOf(storeId));
+  }
+
+  async isCommitted(storeId: string, fileId: string): Promise<boolean> {
+    return (await this.data(storeId)).hasFile(fileId);
+  }
+
+  async usageBytes(storeId: string, fileId: string): Promise<number> {
+    return (await this.data(storeId)).usageBytes(fileId);
+  }
+
+  async close(): Promise<void> {
+    for (const [storeId, store] of this.loaded) {
+      this.loaded.delete(storeId);
+      await (await store).close().catch(() => undefined);
+    }
+  }
+}
