@@ -14,9 +14,9 @@ export function firstLine(child) {
   });
 }
 
-/** utime + stime of a process in seconds, to turn req/s into req/s per core. */
-export async function cpuSeconds(pid) {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+/** utime + stime of a process in seconds, to turn req/s into req/s per core; with `thread`, of that thread alone (the main thread's id is the pid). */
+export async function cpuSeconds(pid, thread) {
+  const fields = (await readFile(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')).split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
+import { fileSettlementState } from '../billing/settlement-state.js';
 import { StorageSettlement } from '../billing/storage-settlement.js';
 import { UpstreamMcpServers } from '../mcp/upstream-servers.js';
 import { VERSION } from '../util/version.js';
@@ -23,6 +24,7 @@ import { RouteHealth } from '../routing/health.js';
 import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
 import { NOT_SHARED_YET } from '../store/postgres/postgres-store.js';
+import { postgresSettlementState } from '../store/postgres/settlement-state.js';
 import { openStore } from '../store/store.js';
 import { openSharedLimits } from '../store/redis/shared-limits.js';
 import type { RequestLogEntry } from '../store/request-log.js';
@@ -150,8 +152,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       app.activity.recordRequest(entry);
     };
     batches.start({ executes: batchExecutes({ ...app, accounts: store.accounts, vault: store.vault, recordLog }), tasks: app.activity });
-    const storageSettlement = await StorageSettlement.open({
-      dataDir: options.dataDir,
+    const storageSettlement = StorageSettlement.open({
+      state: 'pool' in store ? postgresSettlementState(store.pool) : await fileSettlementState(options.dataDir),
       config: options.config,
       accounts: store.accounts,
       ledger: app.ledger,

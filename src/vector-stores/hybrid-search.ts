@@ -98,11 +98,9 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
 
   scored.sort((left, right) => right.score - left.score || left.label - right.label);
   const kept = scored.slice(0, query.keep);
-  // Only the kept chunks' text is read (from the store's text cache, or their file's sealed
-  // segment), one after another: kept chunks of one file then open its segment once.
-  const results: ScoredChunk[] = [];
-  for (const { label: _label, ...hit } of kept) results.push({ ...hit, text: await data.chunkText(hit.fileId, hit.chunkIndex) });
-  return results;
+  // Only the kept chunks' text is read (from the store's text caches, or one positional read each
+  // through the store's open segments, chunk-reader.ts), all at once: their reads overlap.
+  return Promise.all(kept.map(async ({ label: _label, ...hit }) => ({ ...hit, text: await data.chunkText(hit.fileId, hit.chunkIndex) })));
 }
 
 interface Candidate extends Omit<ScoredChunk, 'text'> {

@@ -5,10 +5,11 @@ import { JournalCollection } from '../store/journal-collection.js';
 import { writeSynced } from '../store/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
-import type { LexicalScores } from './bm25-index.js';
+import type { LexicalRanking } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
-import { decodeTextChunk, decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
+import { ChunkReader } from './chunk-reader.js';
+import { decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
 import { VectorCopy } from './vector-copy.js';
 
 export type { StoredChunk };
@@ -162,6 +163,8 @@ export class StoreData {
   /** Single chunk texts by label (labels are never reused, so an entry cannot go stale: a removed file's labels are never asked for again). */
   private chunkCache = new Map<number, string>();
   private chunkCacheChars = 0;
+  /** Single chunks of result hits, read through kept-open segments. */
+  private readonly reader = new ChunkReader();
   private vectorCache = new Map<string, Float32Array>();
   private vectorCacheBytes = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
@@ -322,7 +325,7 @@ export class StoreData {
     });
   }
 
-  private async addPoints(vectors: number[][], labels: number[]): Promise<void> {
+  private async addPoints(vectors: readonly (readonly number[])[], labels: number[]): Promise<void> {
     await this.index!.add(vectors, labels);
   }
 
@@ -414,10 +417,14 @@ export class StoreData {
         this.checkDimensions(dimensions);
         if (this.hasFile(fileId)) await this.removeNow(fileId);
         const start = this.manifest.meta.next_label;
+        let added: Promise<void> = Promise.resolve();
         if (dimensions !== null) {
           this.index ??= HnswIndex.create(dimensions);
           this.copy ??= new VectorCopy(dimensions);
-          await this.addPoints(vectors.map((vector) => [...vector]), vectors.map((_, offset) => start + offset));
+          // Sent to the index thread, not awaited under the lock: it takes changes in order, and the
+          // next commit need not wait for a round trip to it (under load, a wait for that thread's turn).
+          added = this.addPoints(vectors, vectors.map((_, offset) => start + offset));
+          added.catch(() => undefined);
           vectors.forEach((vector, offset) => this.copy!.set(start + offset, vector));
         }
         const textBytes = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text, 'utf8'), 0);
@@ -435,7 +442,7 @@ export class StoreData {
         this.cacheText(fileId, [...chunks]);
         this.scheduleSnapshot(vectors.length);
         turn?.done();
-        return { durable };
+        return { durable: Promise.all([durable, added]) };
       });
       await durable;
     } catch (error) {
@@ -462,7 +469,8 @@ export class StoreData {
     const segments = [this.segmentPath(fileId, 'text'), this.segmentPath(fileId, 'vec')];
     const labels = Array.from({ length: entry.count }, (_, offset) => entry.start + offset);
     for (const label of labels) this.copy?.delete(label);
-    await this.index?.markDeleted(labels);
+    // In order after the file's add on the index thread; not awaited, like the add (commitFile).
+    this.index?.markDeleted(labels).catch(() => undefined);
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
@@ -471,6 +479,7 @@ export class StoreData {
     this.chunkCount -= entry.count;
     this.dropText(fileId);
     this.dropVectors(fileId);
+    this.reader.forget(segments[0]!);
     for (const segment of segments) await rm(segment, { force: true });
     this.scheduleSnapshot(entry.count);
   }
@@ -581,9 +590,9 @@ export class StoreData {
 
   /**
    * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
-   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
+   * best are found without scoring every posting (see Bm25Index.rank).
    */
-  lexicalScores(query: string): LexicalScores {
+  lexicalScores(query: string): LexicalRanking {
     return this.lexical.score(query);
   }
 
@@ -648,16 +657,16 @@ export class StoreData {
       this.chunkCache.set(label, cached);
       return cached;
     }
-    let segment: Buffer;
+    let read: { chunk: StoredChunk | undefined; all?: StoredChunk[] };
     try {
-      segment = await readFile(this.segmentPath(fileId, 'text'));
+      read = await this.reader.read(this.segmentPath(fileId, 'text'), chunkIndex, this.sealer, this.aad(fileId, 'text'));
     } catch (error) {
       if (this.labelOf(fileId, chunkIndex) === label) throw error;
-      segment = Buffer.alloc(0);
+      read = { chunk: undefined };
     }
     // The file may have been removed or replaced while the segment was read: its label then no longer stands for this chunk.
     if (this.labelOf(fileId, chunkIndex) !== label) return this.chunkText(fileId, chunkIndex);
-    const { chunk, all } = decodeTextChunk(segment, chunkIndex, this.sealer, this.aad(fileId, 'text'));
+    const { chunk, all } = read;
     if (all !== undefined) {
       this.cacheText(fileId, all);
       return chunk?.text ?? '';
@@ -699,6 +708,7 @@ export class StoreData {
     }
     await this.snapshot();
     this.closed = true;
+    this.reader.close();
     await this.index?.close();
     await this.manifest.close();
   }

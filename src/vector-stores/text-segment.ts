@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Sealer } from './sealer.js';
 
 /** One chunk of a file as stored: its text and token count. */
@@ -44,11 +45,16 @@ function chunkBlob(segment: Buffer, index: number): Buffer {
   return segment.subarray(dataStart + segment.readUInt32LE(8 + 4 * index), dataStart + segment.readUInt32LE(8 + 4 * (index + 1)));
 }
 
+/** One chunk's sealed bytes of a per-chunk segment, opened. */
+export function unsealChunk(blob: Buffer, index: number, sealer: Sealer, aad: string): StoredChunk {
+  return JSON.parse(sealer.unseal(blob, `${aad}:${index}`).toString('utf8')) as StoredChunk;
+}
+
 /** Every chunk of a segment, in order (either layout). */
 export function decodeTextSegment(segment: Buffer, sealer: Sealer, aad: string): StoredChunk[] {
   if (!isChunked(segment)) return JSON.parse(sealer.unseal(segment, aad).toString('utf8')) as StoredChunk[];
   const count = segment.readUInt32LE(4);
-  return Array.from({ length: count }, (_, index) => JSON.parse(sealer.unseal(chunkBlob(segment, index), `${aad}:${index}`).toString('utf8')) as StoredChunk);
+  return Array.from({ length: count }, (_, index) => unsealChunk(chunkBlob(segment, index), index, sealer, aad));
 }
 
 /**
@@ -62,5 +68,41 @@ export function decodeTextChunk(segment: Buffer, index: number, sealer: Sealer, 
     return { chunk: all[index], all };
   }
   if (index < 0 || index >= segment.readUInt32LE(4)) return { chunk: undefined };
-  return { chunk: JSON.parse(sealer.unseal(chunkBlob(segment, index), `${aad}:${index}`).toString('utf8')) as StoredChunk };
+  return { chunk: unsealChunk(chunkBlob(segment, index), index, sealer, aad) };
+}
+
+/** Where each chunk of a per-chunk segment lies, read from its head once (chunk-reader.ts). */
+export class ChunkTable {
+  constructor(
+    /** Byte offsets of the chunks from `dataStart`, count + 1 of them. */
+    private readonly offsets: Uint32Array,
+    private readonly dataStart: number,
+  ) {}
+
+  /** The chunk's sealed bytes in the file, or undefined past the last chunk. */
+  range(index: number): { position: number; length: number } | undefined {
+    if (!Number.isInteger(index) || index < 0 || index >= this.offsets.length - 1) return undefined;
+    return { position: this.dataStart + this.offsets[index]!, length: this.offsets[index + 1]! - this.offsets[index]! };
+  }
+}
+
+/** Bytes of a segment's head read at once: the table of a segment of up to 1,000 chunks comes in the same read. */
+const HEAD_BYTES = 4096;
+
+/** A per-chunk segment's offset table, read from an open file; null for an older segment sealed whole. */
+export async function readChunkTable(handle: FileHandle): Promise<ChunkTable | null> {
+  const head = Buffer.alloc(HEAD_BYTES);
+  const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+  if (bytesRead < 8 || !isChunked(head)) return null;
+  const count = head.readUInt32LE(4);
+  const tableBytes = 4 * (count + 1);
+  let table = head.subarray(8, 8 + tableBytes);
+  if (8 + tableBytes > bytesRead) {
+    table = Buffer.alloc(tableBytes);
+    const { bytesRead: tableRead } = await handle.read(table, 0, tableBytes, 8);
+    if (tableRead !== tableBytes) throw new Error('text segment table is truncated');
+  }
+  const offsets = new Uint32Array(count + 1);
+  for (let index = 0; index <= count; index += 1) offsets[index] = table.readUInt32LE(4 * index);
+  return new ChunkTable(offsets, 8 + tableBytes);
 }
