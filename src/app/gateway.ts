@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { RateLimiter } from '../auth/rate-limit.js';
 import { Ledger } from '../billing/ledger.js';
+import { fileSettlementState } from '../billing/settlement-state.js';
 import { StorageSettlement } from '../billing/storage-settlement.js';
 import { UpstreamMcpServers } from '../mcp/upstream-servers.js';
 import { VERSION } from '../util/version.js';
@@ -23,6 +24,7 @@ import { RouteHealth } from '../routing/health.js';
 import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
 import { NOT_SHARED_YET } from '../store/postgres/postgres-store.js';
+import { postgresSettlementState } from '../store/postgres/settlement-state.js';
 import { openStore } from '../store/store.js';
 import { openSharedLimits } from '../store/redis/shared-limits.js';
 import type { RequestLogEntry } from '../store/request-log.js';
@@ -51,6 +53,8 @@ export interface GatewayOptions {
   /** Timers for background jobs (storage settlement); tests pass manual ones with their clock. */
   timers?: Timers;
   ids?: IdGenerator;
+  /** Where IGW_DATA_KEY is read from (process.env by default). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Gateway {
@@ -77,8 +81,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
-    const dataKey = await loadDataKey(options.dataDir, process.env, (hint) => logger.warn(hint));
-    const store = await openStore(options.dataDir, options.config.store, logger);
+    // Team mode: one key on every instance (IGW_DATA_KEY), checked against the team's database.
+    const dataKey = await loadDataKey(options.dataDir, options.env ?? process.env, (hint) => logger.warn(hint), { team: options.config.store.kind === 'postgres' });
+    const store = await openStore(options.dataDir, options.config.store, logger, dataKey);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());
@@ -147,8 +152,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       app.activity.recordRequest(entry);
     };
     batches.start({ executes: batchExecutes({ ...app, accounts: store.accounts, vault: store.vault, recordLog }), tasks: app.activity });
-    const storageSettlement = await StorageSettlement.open({
-      dataDir: options.dataDir,
+    const storageSettlement = StorageSettlement.open({
+      state: 'pool' in store ? postgresSettlementState(store.pool) : await fileSettlementState(options.dataDir),
       config: options.config,
       accounts: store.accounts,
       ledger: app.ledger,

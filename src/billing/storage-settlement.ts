@@ -1,8 +1,6 @@
-import path from 'node:path';
 import type { Config } from '../config/load.js';
 import type { PlanConfig } from '../config/schema.js';
 import type { AccountRepositoryPort } from '../store/repositories.js';
-import { AtomicJsonFile } from '../store/atomic-json-file.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 import type { RequestLogPort } from '../store/repositories.js';
 import type { Clock } from '../util/clock.js';
@@ -11,7 +9,8 @@ import type { Logger } from '../util/logger.js';
 import type { TimerHandle, Timers } from '../util/timers.js';
 import type { Ledger } from './ledger.js';
 import { formatDecimal, parseBalance, toDecimal, type Balance } from './money.js';
-import { DAY_MS, StorageMeter, dailyCharge, emptyMeterState, startOfUtcDay, type MeterState } from './storage-meter.js';
+import type { SettlementState } from './settlement-state.js';
+import { DAY_MS, StorageMeter, dailyCharge, startOfUtcDay } from './storage-meter.js';
 
 /** A live store's processed size (what its `usage_bytes` shows). */
 export interface StoreSize {
@@ -32,7 +31,8 @@ export interface StorageSource {
 }
 
 export interface StorageSettlementOptions {
-  dataDir: string;
+  /** The data dir's storage_billing.json, or one row in PostgreSQL shared by the team (settlement-state.ts). */
+  state: SettlementState;
   config: Config;
   accounts: AccountRepositoryPort;
   ledger: Ledger;
@@ -42,14 +42,6 @@ export interface StorageSettlementOptions {
   timers: Timers;
   ids: IdGenerator;
   logger: Logger;
-}
-
-/** storage_billing.json: what a restart needs so it neither charges a day twice nor forgets one. */
-interface SettlementFile {
-  version: 1;
-  meter: MeterState;
-  /** Account → when (ms) a storage charge left its credits below zero, while they stay there. */
-  negative_since: Record<string, number>;
 }
 
 export const STORAGE_ENDPOINT = '/v1/vector_stores (storage)';
@@ -63,10 +55,11 @@ const RESYNC_MS = 10 * 60_000;
  * after each UTC midnight charges each account's previous day above its plan's free allowance to
  * credits, with a request-log line per account-day. Days missed while igw was down are settled at
  * the next start. An account whose credits stay negative past `billing.storage_grace_days` has its
- * stores removed.
+ * stores removed. The meter lives in the settlement state, changed alone (in team mode every
+ * instance meters the same shared sizes; whichever settles a day first takes it out of the
+ * state, so it is charged once).
  */
 export class StorageSettlement {
-  private readonly meter: StorageMeter;
   private timer: TimerHandle | null = null;
   private chain: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | null = null;
@@ -79,19 +72,10 @@ export class StorageSettlement {
    */
   private readonly changed = new Map<string, number>();
 
-  private constructor(
-    private readonly options: StorageSettlementOptions,
-    private readonly file: AtomicJsonFile<SettlementFile>,
-    meterState: MeterState,
-    private readonly negativeSince: Record<string, number>,
-  ) {
-    this.meter = new StorageMeter(meterState);
-  }
+  private constructor(private readonly options: StorageSettlementOptions) {}
 
-  static async open(options: StorageSettlementOptions): Promise<StorageSettlement> {
-    const file = new AtomicJsonFile<SettlementFile>(path.join(options.dataDir, 'storage_billing.json'));
-    const saved = await file.read();
-    return new StorageSettlement(options, file, saved?.meter ?? emptyMeterState(), saved?.negative_since ?? {});
+  static open(options: StorageSettlementOptions): StorageSettlement {
+    return new StorageSettlement(options);
   }
 
   /** Settles what is due (days missed while down included), then follows size changes and the clock. */
@@ -123,16 +107,19 @@ export class StorageSettlement {
     this.unsubscribe?.();
     if (this.timer !== null) this.options.timers.clearTimeout(this.timer);
     await this.chain;
-    this.observeChanges();
-    this.meter.accrueAll(this.options.clock.now());
-    await this.save();
+    const now = this.options.clock.now();
+    await this.options.state.update((state) => {
+      const meter = new StorageMeter(state.meter);
+      this.observeChanges(meter);
+      meter.accrueAll(now);
+    });
   }
 
-  private observeChanges(): void {
+  private observeChanges(meter: StorageMeter): void {
     for (const [storeId, at] of this.changed) {
       const size = this.options.storage.size(storeId);
-      if (size === undefined) this.meter.remove(storeId, at);
-      else this.meter.observe(storeId, size.account, size.bytes, at);
+      if (size === undefined) meter.remove(storeId, at);
+      else meter.observe(storeId, size.account, size.bytes, at);
     }
     this.changed.clear();
   }
@@ -145,16 +132,17 @@ export class StorageSettlement {
   }
 
   private async runDue(now: number): Promise<void> {
-    this.observeChanges();
     const live = this.options.storage.sizes();
-    const liveIds = new Set(live.map((size) => size.storeId));
-    for (const size of live) this.meter.observe(size.storeId, size.account, size.bytes, now);
-    for (const storeId of this.meter.storeIds()) if (!liveIds.has(storeId)) this.meter.remove(storeId, now);
-
     const price = toDecimal(this.options.config.billing.storage_eur_per_gb_day);
-    const charges = this.meter.takeCompleteDays(now).map((day) => ({ ...day, ...dailyCharge(day.byteMs, toDecimal(this.planOf(day.account).storage_free_gb), price) }));
-    // Saved before any debit: a crash in between loses at most this settlement, never charges it twice.
-    await this.save();
+    // The days taken are saved before any debit: a crash in between loses at most this settlement, never charges it twice.
+    const charges = await this.options.state.update((state) => {
+      const meter = new StorageMeter(state.meter);
+      this.observeChanges(meter);
+      const liveIds = new Set(live.map((size) => size.storeId));
+      for (const size of live) meter.observe(size.storeId, size.account, size.bytes, now);
+      for (const storeId of meter.storeIds()) if (!liveIds.has(storeId)) meter.remove(storeId, now);
+      return meter.takeCompleteDays(now).map((day) => ({ ...day, ...dailyCharge(day.byteMs, toDecimal(this.planOf(day.account).storage_free_gb), price) }));
+    });
     for (const charge of charges) {
       if (charge.eur.greaterThan(0)) await this.options.accounts.debit(charge.account, 'credits', charge.eur.toFixed());
       const eur = formatDecimal(charge.eur);
@@ -167,8 +155,8 @@ export class StorageSettlement {
       });
       this.options.logger.info('vector store storage settled', { account: charge.account, day: charge.day, gb_days: formatDecimal(charge.gbDays), billable_gb_days: formatDecimal(charge.billableGbDays), eur });
     }
-    await this.enforceGrace(now, new Set(charges.filter((charge) => charge.eur.greaterThan(0)).map((charge) => charge.account)), live);
-    await this.save();
+    const charged = new Set(charges.filter((charge) => charge.eur.greaterThan(0)).map((charge) => charge.account));
+    await this.options.state.update((state) => this.enforceGrace(now, charged, live, state.negative_since));
   }
 
   /**
@@ -176,19 +164,19 @@ export class StorageSettlement {
    * (a balance negative for other reasons, with storage inside the allowance, never starts it),
    * stops once credits are back at zero or above, and at `storage_grace_days` removes its stores.
    */
-  private async enforceGrace(now: number, charged: ReadonlySet<string>, live: readonly StoreSize[]): Promise<void> {
+  private async enforceGrace(now: number, charged: ReadonlySet<string>, live: readonly StoreSize[], negativeSince: Record<string, number>): Promise<void> {
     const owners = new Set(live.map((size) => size.account));
     const graceMs = this.options.config.billing.storage_grace_days * DAY_MS;
-    for (const account of new Set([...charged, ...Object.keys(this.negativeSince)])) {
+    for (const account of new Set([...charged, ...Object.keys(negativeSince)])) {
       const credits = this.creditsOf(account);
       if (!owners.has(account) || credits === 'unlimited' || credits.greaterThanOrEqualTo(0)) {
-        delete this.negativeSince[account];
+        delete negativeSince[account];
         continue;
       }
-      const since = (this.negativeSince[account] ??= now);
+      const since = (negativeSince[account] ??= now);
       if (now - since < graceMs) continue;
       const removed = await this.options.storage.removeStoresOf(account);
-      delete this.negativeSince[account];
+      delete negativeSince[account];
       this.options.logger.warn('vector stores removed: storage unpaid past the grace period', {
         account,
         vector_store_ids: removed,
@@ -234,9 +222,5 @@ export class StorageSettlement {
       stream: false,
       kind: 'storage',
     };
-  }
-
-  private save(): Promise<void> {
-    return this.file.write({ version: 1, meter: this.meter.snapshot(), negative_since: { ...this.negativeSince } });
   }
 }

@@ -20,8 +20,8 @@ function unreachable(error: unknown, url: string): UserError | null {
 function describeCopy(copy: DataDirCopy): string {
   const { copied, skipped } = copy;
   return [
-    `copied from ${copy.data_dir}: ${copied.keys} keys, ${copied.accounts} accounts with their balances, ${copied.request_log_lines} request log lines`,
-    `already in the database (kept as they are): ${skipped.keys} keys, ${skipped.accounts} accounts, ${skipped.request_log_lines} request log lines`,
+    `copied from ${copy.data_dir}: ${copied.keys} keys, ${copied.accounts} accounts with their balances, ${copied.request_log_lines} request log lines, ${copied.batches} batches (${copied.batch_rows} rows of batches still running)`,
+    `already in the database (kept as they are): ${skipped.keys} keys, ${skipped.accounts} accounts, ${skipped.request_log_lines} request log lines, ${skipped.batches} batches`,
     `not copied (not shared in team mode yet; they stay in the data dir): ${copy.not_copied.join(', ')}`,
   ].join('\n');
 }

@@ -4,7 +4,9 @@ import pg from 'pg';
 import { acquireLock } from '../lock.js';
 import { readRequestLog } from '../request-log.js';
 import { openStore } from '../store.js';
+import { loadDataKey } from '../../crypto/data-key.js';
 import { balanceValue } from './account-repository.js';
+import { copyBatches, type BatchesCopy } from './copy-batches.js';
 import { KEY_COLUMNS, keyValues } from './key-repository.js';
 import { NOT_SHARED_YET } from './postgres-store.js';
 import { insertRequestLines } from './request-log.js';
@@ -12,9 +14,9 @@ import { insertRequestLines } from './request-log.js';
 export interface DataDirCopy {
   data_dir: string;
   /** Rows written now. */
-  copied: { keys: number; accounts: number; request_log_lines: number };
-  /** Rows already in the database (same key or account id; a request log copied before from this data dir). */
-  skipped: { keys: number; accounts: number; request_log_lines: number };
+  copied: { keys: number; accounts: number; request_log_lines: number } & BatchesCopy['copied'];
+  /** Rows already in the database (same key, account or batch id; a request log copied before from this data dir). */
+  skipped: { keys: number; accounts: number; request_log_lines: number } & BatchesCopy['skipped'];
   /** Kept in the data dir, not copied by this version (issue 19, later sessions). */
   not_copied: readonly string[];
 }
@@ -24,7 +26,7 @@ const LOG_BATCH = 1000;
 /**
  * `igw migrate --from-data-dir DIR` (issue 19 item 3): copies a local data dir's keys (hashes as
  * they are: the keys themselves were never stored), accounts with their balances (pending journal
- * entries folded in) and request log into PostgreSQL, in one transaction. Records already there
+ * entries folded in), request log and batches (copy-batches.ts) into PostgreSQL, in one transaction. Records already there
  * are kept, not overwritten; a data dir's request log is copied once. Holds the data dir's lock,
  * so no server is writing to it meanwhile.
  */
@@ -37,6 +39,9 @@ export async function copyDataDir(dataDir: string, url: string): Promise<DataDir
     await source.close();
     const lines = await readRequestLog(path.join(dataDir, 'logs'), 0);
     const origin = await realpath(dataDir);
+    // Results logs and input files are sealed under the data dir's key; the team runs with the
+    // same key (IGW_DATA_KEY), which is what rows are sealed under in the database.
+    const key = await loadDataKey(dataDir);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -63,11 +68,12 @@ export async function copyDataDir(dataDir: string, url: string): Promise<DataDir
       if (first.rowCount === 1) {
         for (let start = 0; start < lines.length; start += LOG_BATCH) copiedLines += await insertRequestLines(client, lines.slice(start, start + LOG_BATCH));
       }
+      const batches = await copyBatches(client, dataDir, { source: key, team: key });
       await client.query('COMMIT');
       return {
         data_dir: origin,
-        copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines },
-        skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines },
+        copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines, ...batches.copied },
+        skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines, ...batches.skipped },
         // Vector stores are shared in team mode, but this copy does not carry them over yet (issue 19 item 5).
         not_copied: [...NOT_SHARED_YET, 'vector stores'],
       };
