@@ -53,6 +53,8 @@ export interface GatewayOptions {
   /** Timers for background jobs (storage settlement); tests pass manual ones with their clock. */
   timers?: Timers;
   ids?: IdGenerator;
+  /** Where IGW_DATA_KEY is read from (process.env by default). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Gateway {
@@ -79,8 +81,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   try {
     // Uploads in flight when a previous server died are orphans now (we hold the lock).
     await rm(path.join(options.dataDir, 'tmp'), { recursive: true, force: true });
-    const dataKey = await loadDataKey(options.dataDir, process.env, (hint) => logger.warn(hint));
-    const store = await openStore(options.dataDir, options.config.store, logger);
+    // Team mode: one key on every instance (IGW_DATA_KEY), checked against the team's database.
+    const dataKey = await loadDataKey(options.dataDir, options.env ?? process.env, (hint) => logger.warn(hint), { team: options.config.store.kind === 'postgres' });
+    const store = await openStore(options.dataDir, options.config.store, logger, dataKey);
     cleanups.push(() => store.close());
     const providers = new ProviderRegistry(options.config);
     cleanups.push(() => providers.close());

@@ -79,7 +79,8 @@ async function exists(file: string): Promise<boolean> {
  * blueprint vault key); a data dir first keyed through it opens with the same value in
  * IGW_DATA_KEY, and `notice` gets a one-line hint the first time.
  */
-export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = process.env, notice: (hint: string) => void = () => undefined): Promise<Buffer> {
+export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = process.env, notice: (hint: string) => void = () => undefined, options: { team?: boolean } = {}): Promise<Buffer> {
+  if (options.team === true) requireTeamDataKey(env);
   const checkPath = path.join(dataDir, CHECK_FILE);
   const sourcePath = path.join(dataDir, SOURCE_FILE);
   const keyedBefore = await exists(checkPath);
@@ -89,7 +90,7 @@ export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = proc
   const fromEnv = env[DATA_KEY_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== '') {
     const key = await keyFromEnvironment(fromEnv, DATA_KEY_ENV);
-    await checkKey(dataDir, key, DATA_KEY_ENV, keyedFromEnvironment);
+    await checkKey(dataDir, key, DATA_KEY_ENV, keyedFromEnvironment, options.team === true);
     if (!keyedBefore || keyedThroughOldName) await writeFile(sourcePath, `${DATA_KEY_ENV}\n`, { mode: 0o600 });
     if (keyedThroughOldName) {
       notice(`this data dir was first keyed through ${LEGACY_DATA_KEY_ENV}; it opens with the same value in ${DATA_KEY_ENV} from now on, and ${LEGACY_DATA_KEY_ENV} is only the blueprint vault key`);
@@ -108,15 +109,42 @@ export async function loadDataKey(dataDir: string, env: NodeJS.ProcessEnv = proc
     );
   }
   const key = await keyFromFile(dataDir);
-  await checkKey(dataDir, key, path.join(dataDir, KEY_FILE), false);
+  await checkKey(dataDir, key, path.join(dataDir, KEY_FILE), false, false);
   return key;
+}
+
+/**
+ * Team mode (DESIGN §4 "Team mode"): every instance seals and opens the same stored data (files,
+ * the vault…), so every instance takes the key from IGW_DATA_KEY, never from a vault.key of its own.
+ */
+export function requireTeamDataKey(env: NodeJS.ProcessEnv): void {
+  const value = env[DATA_KEY_ENV];
+  if (value !== undefined && value.trim() !== '') return;
+  throw new DataKeyError(
+    `team mode (store.kind "postgres") needs ${DATA_KEY_ENV}: every instance seals and opens the same stored data, so all of them must use one key`,
+    `set ${DATA_KEY_ENV} to the same value on every instance (make one once with \`openssl rand -hex 32\`)`,
+  );
+}
+
+/** The check value sealed under `key`: stored once, it tells a later start with another key at once. */
+export function sealKeyCheck(key: Buffer): Buffer {
+  return seal(key, Buffer.from(CHECK_TEXT), CHECK_FILE);
+}
+
+/** Whether `key` opens a check value sealed by `sealKeyCheck`. */
+export function opensKeyCheck(key: Buffer, sealed: Buffer): boolean {
+  try {
+    return unseal(key, sealed, CHECK_FILE).toString('utf8') === CHECK_TEXT;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether an environment value (key or passphrase) opens this data dir's check value. */
 async function unlocks(dataDir: string, value: string): Promise<boolean> {
   try {
     const key = await keyFromEnvironment(value, LEGACY_DATA_KEY_ENV);
-    return unseal(key, await readFile(path.join(dataDir, CHECK_FILE)), CHECK_FILE).toString('utf8') === CHECK_TEXT;
+    return opensKeyCheck(key, await readFile(path.join(dataDir, CHECK_FILE)));
   } catch {
     return false;
   }
@@ -127,7 +155,7 @@ async function unlocks(dataDir: string, value: string): Promise<boolean> {
  * (IGW_DATA_KEY set or changed, vault.key replaced) is refused at once instead of failing on
  * every stored file.
  */
-async function checkKey(dataDir: string, key: Buffer, source: string, keyedFromEnvironment: boolean): Promise<void> {
+async function checkKey(dataDir: string, key: Buffer, source: string, keyedFromEnvironment: boolean, team: boolean): Promise<void> {
   const checkPath = path.join(dataDir, CHECK_FILE);
   let sealed: Buffer | undefined;
   try {
@@ -140,7 +168,7 @@ async function checkKey(dataDir: string, key: Buffer, source: string, keyedFromE
     const temporary = `${checkPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     const handle = await open(temporary, 'wx', 0o600);
     try {
-      await handle.writeFile(seal(key, Buffer.from(CHECK_TEXT), CHECK_FILE));
+      await handle.writeFile(sealKeyCheck(key));
       await handle.sync();
     } finally {
       await handle.close();
@@ -155,14 +183,12 @@ async function checkKey(dataDir: string, key: Buffer, source: string, keyedFromE
       await unlink(temporary).catch(() => undefined);
     }
   }
-  try {
-    if (unseal(key, sealed, CHECK_FILE).toString('utf8') === CHECK_TEXT) return;
-  } catch {
-    // mismatch: reported below
-  }
+  if (opensKeyCheck(key, sealed)) return;
   throw new DataKeyError(
     `the data key from ${source} is not the one ${dataDir} was first started with, so its stored files could not be read`,
-    source === DATA_KEY_ENV
+    team
+      ? `in team mode every instance uses the team's ${DATA_KEY_ENV}: give this instance a new data dir (--data-dir); \`igw migrate --from-data-dir ${dataDir}\` copies this one into the team's database`
+      : source === DATA_KEY_ENV
       ? keyedFromEnvironment
         ? `set ${DATA_KEY_ENV} to the key it was first started with`
         : `unset ${DATA_KEY_ENV} to use the data dir's own vault.key`

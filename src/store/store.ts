@@ -33,9 +33,12 @@ function applyJournalEntry(record: AccountRecord, entry: JournalEntry): void {
   record[entry.balance] = toDecimal(current).minus(toDecimal(entry.amount)).toFixed();
 }
 
-/** The store the config names (DESIGN §4): the data dir by default, PostgreSQL in team mode. */
-export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger): Promise<Store | PostgresStore> {
-  if (config.kind === 'postgres') return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger());
+/**
+ * The store the config names (DESIGN §4): the data dir by default, PostgreSQL in team mode. With
+ * `dataKey` (igw serve) a team store first checks it is the team's (postgres/team-data-key.ts).
+ */
+export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger, dataKey?: Buffer): Promise<Store | PostgresStore> {
+  if (config.kind === 'postgres') return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger(), dataKey);
   await ensureDataDir(dataDir, 'logs');
   const logFolder = path.join(dataDir, 'logs');
   const keys = await KeyRepository.open(dataDir);

@@ -5,7 +5,7 @@ import { JournalCollection } from '../store/journal-collection.js';
 import { writeSynced } from '../store/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
-import type { LexicalRanking } from './bm25-index.js';
+import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
@@ -590,9 +590,9 @@ export class StoreData {
 
   /**
    * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
-   * best are found without scoring every posting (see Bm25Index.rank).
+   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
    */
-  lexicalScores(query: string): LexicalRanking {
+  lexicalScores(query: string): LexicalScores {
     return this.lexical.score(query);
   }
 

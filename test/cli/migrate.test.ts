@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { MIGRATIONS_DIR } from '../../src/store/postgres/migrate.js';
 import { NOT_SHARED_YET } from '../../src/store/postgres/postgres-store.js';
 import { chat, cleanupAll, igw, igwJson, makeSandbox, startServer, type Sandbox } from '../helpers/cli.js';
+import { TEAM_TEST_DATA_KEY } from '../helpers/data-key-env.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 interface MigrateReport {
@@ -79,7 +80,7 @@ describe('igw migrate', () => {
     expect(again.stdout).toContain(`not copied (not shared in team mode yet; they stay in the data dir): ${report.from_data_dir!.not_copied.join(', ')}`);
 
     // A team instance on another data dir: the copied key works, the balances and the log are there.
-    const teamEnv = { env: { DATABASE_URL: databaseUrl, IGW_DATA_DIR: path.join(sandbox.root, 'team-data') } };
+    const teamEnv = { env: { DATABASE_URL: databaseUrl, IGW_DATA_DIR: path.join(sandbox.root, 'team-data'), IGW_DATA_KEY: TEAM_TEST_DATA_KEY } };
     const accounts = await igwJson<Array<{ id: string; credits: string }>>(sandbox, ['--config', teamConfig, 'accounts', 'list', '--json'], teamEnv);
     expect(accounts.find((account) => account.id === 'acme')?.credits).toBe('12.5');
     const server = await startServer(sandbox, ['--config', teamConfig], { ...teamEnv, settle: false });

@@ -7,6 +7,7 @@ import { createKey, type CreateKeyOptions } from '../../src/admin/keys-admin.js'
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/gateway.js';
 import { buildConfig, type Config } from '../../src/config/load.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { dataKeyEnv } from './data-key-env.js';
 import { matrixStore } from './store-matrix.js';
 
 export interface TestGateway {
@@ -34,7 +35,7 @@ export async function startTestGateway(rawConfig: unknown = {}, env: NodeJS.Proc
   const config = buildConfig(store.rawConfig, null, env);
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, ...options });
+    gateway = await startGateway({ dataDir, config, port: 0, host: '127.0.0.1', logger: silentLogger, env: dataKeyEnv(config), ...options });
   } catch (error) {
     await store.release();
     await rm(dataDir, { recursive: true, force: true });

@@ -176,6 +176,18 @@ describe('PostgresCollection on one database, two instances', () => {
     await onB.close();
   });
 
+  it('quick puts of one key, not awaited one by one: the last one is what the database and the other instance keep', async () => {
+    const name = fresh();
+    const onA = await PostgresCollection.open<Item>(a.pool, a.records, name, byId);
+    const onB = await PostgresCollection.open<Item>(b.pool, b.records, name, byId);
+    await Promise.all(Array.from({ length: 30 }, (_, n) => onA.put({ id: 'k', n })));
+    const { rows } = await a.pool.query<{ value: Item }>('SELECT value FROM igw_records WHERE collection = $1', [name]);
+    expect(rows.map((row) => row.value.n)).toEqual([29]);
+    await eventually(() => onB.get('k')?.n === 29);
+    await onA.close();
+    await onB.close();
+  });
+
   it('a remote change arrives within milliseconds', async () => {
     const name = fresh();
     const onA = await PostgresCollection.open<Item>(a.pool, a.records, name, byId);

@@ -21,6 +21,7 @@ interface RecordRow {
   key: string;
   value: unknown;
   version: string;
+  position: string;
 }
 
 /** A change announced by another instance, waiting to be read. */
@@ -32,7 +33,7 @@ interface Pending {
 const UPSERT = `INSERT INTO igw_records (collection, key, value)
   SELECT $1, k, v::json FROM unnest($2::text[], $3::text[]) AS t(k, v)
   ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value, version = nextval('igw_records_version')
-  RETURNING key, version`;
+  RETURNING key, version, position`;
 
 const SET_META = `INSERT INTO igw_record_meta (collection, meta) VALUES ($1, $2::jsonb)
   ON CONFLICT (collection) DO UPDATE SET meta = igw_record_meta.meta || EXCLUDED.meta, version = nextval('igw_records_version')
@@ -58,10 +59,14 @@ const RETRY_MS = 1000;
 export class PostgresCollection<T, M extends object = Record<string, never>> implements Collection<T> {
   private records = new Map<string, T>();
   private versions = new Map<string, number>();
+  /** Each record's place in the table's order: a row back at another place was deleted and put again. */
+  private positions = new Map<string, number>();
   private currentMeta: M;
   private metaVersion = 0;
-  /** Local writes in flight: per key, how many. */
-  private readonly writing = new Map<string, number>();
+  /** Local writes in flight: per key, the last one (writes of a key run one after another). */
+  private readonly writing = new Map<string, Promise<void>>();
+  /** The last setMeta in flight (they run one after another, like writes of one key). */
+  private metaWriting: Promise<void> = Promise.resolve();
   /** setMeta changes in flight, in order. */
   private readonly metaChanges: Array<Partial<M>> = [];
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -135,8 +140,12 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
     if (latest.size === 0) return Promise.resolve();
     const keys = [...latest.keys()];
     return this.track(keys, async () => {
-      const { rows } = await this.pool.query<{ key: string; version: string }>(UPSERT, [this.name, keys, [...latest.values()].map((record) => JSON.stringify(record))]);
-      for (const row of rows) if (this.records.has(row.key)) this.versions.set(row.key, Number(row.version));
+      const { rows } = await this.pool.query<{ key: string; version: string; position: string }>(UPSERT, [this.name, keys, [...latest.values()].map((record) => JSON.stringify(record))]);
+      for (const row of rows) {
+        if (!this.records.has(row.key)) continue; // deleted again meanwhile
+        this.versions.set(row.key, Number(row.version));
+        this.positions.set(row.key, Number(row.position));
+      }
     });
   }
 
@@ -147,6 +156,7 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
     for (const key of keys) {
       this.records.delete(key);
       this.versions.delete(key);
+      this.positions.delete(key);
     }
     return this.track(keys, async () => {
       await this.pool.query('DELETE FROM igw_records WHERE collection = $1 AND key = ANY($2::text[])', [this.name, keys]);
@@ -161,12 +171,14 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
     if (this.closed) return Promise.reject(new Error(`team store: collection ${this.name} is closed`));
     this.currentMeta = { ...this.currentMeta, ...change };
     this.metaChanges.push(change);
-    const written = this.pool
-      .query<{ meta: Partial<M>; version: string }>(SET_META, [this.name, JSON.stringify(change)])
+    const written = this.metaWriting
+      .catch(() => undefined)
+      .then(() => this.pool.query<{ meta: Partial<M>; version: string }>(SET_META, [this.name, JSON.stringify(change)]))
       .then(({ rows }) => this.takeMeta(rows[0]!.meta, Number(rows[0]!.version)))
       .finally(() => {
         this.metaChanges.splice(this.metaChanges.indexOf(change), 1);
       });
+    this.metaWriting = written;
     return this.follow(written, () => {
       this.metaVersion = 0; // read the database's meta back, whatever its version
       this.reannounceMeta();
@@ -188,14 +200,16 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
     await this.tail.catch(() => undefined);
   }
 
+  /**
+   * Runs a write after this instance's earlier writes of the same keys (pool connections would
+   * otherwise commit two quick puts of one key in either order, and the older could win).
+   */
   private track(keys: string[], write: () => Promise<void>): Promise<void> {
-    for (const key of keys) this.writing.set(key, (this.writing.get(key) ?? 0) + 1);
-    const written = write().finally(() => {
-      for (const key of keys) {
-        const left = this.writing.get(key)! - 1;
-        if (left === 0) this.writing.delete(key);
-        else this.writing.set(key, left);
-      }
+    const earlier = keys.flatMap((key) => this.writing.get(key) ?? []);
+    const written = earlier.length === 0 ? write() : Promise.allSettled(earlier).then(write);
+    for (const key of keys) this.writing.set(key, written);
+    void written.catch(() => undefined).finally(() => {
+      for (const key of keys) if (this.writing.get(key) === written) this.writing.delete(key);
     });
     // A failed write leaves the cache holding what the database refused: read those rows back.
     return this.follow(written, () => {
@@ -274,8 +288,11 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
   }
 
   private async applyRows(batch: Array<[string, Pending]>): Promise<void> {
-    const { rows } = await this.pool.query<RecordRow>('SELECT key, value, version FROM igw_records WHERE collection = $1 AND key = ANY($2::text[])', [this.name, batch.map(([key]) => key)]);
+    const { rows } = await this.pool.query<RecordRow>('SELECT key, value, version, position FROM igw_records WHERE collection = $1 AND key = ANY($2::text[])', [this.name, batch.map(([key]) => key)]);
     const found = new Map(rows.map((row) => [row.key, row]));
+    // New records join in the table's order (announcements of one key merge, so theirs may differ).
+    const place = (key: string) => Number(found.get(key)?.position ?? Number.MAX_SAFE_INTEGER);
+    batch.sort(([one], [other]) => place(one) - place(other));
     for (const [key, pending] of batch) {
       if (this.writing.has(key)) {
         // This instance started writing the key meanwhile: look again once that write is done.
@@ -285,11 +302,15 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
       const row = found.get(key);
       if (row !== undefined) {
         if (Number(row.version) <= (this.versions.get(key) ?? 0)) continue;
+        // Deleted and put again on the other instance: it goes last, as it does there.
+        if (this.positions.get(key) !== Number(row.position)) this.records.delete(key);
         this.records.set(key, row.value as T);
         this.versions.set(key, Number(row.version));
+        this.positions.set(key, Number(row.position));
         this.emit(key, row.value as T);
       } else if (this.records.delete(key)) {
         this.versions.delete(key);
+        this.positions.delete(key);
         this.emit(key, undefined);
       }
     }
@@ -307,9 +328,11 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
    */
   private async load(announce: boolean): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
-    const { rows } = await this.pool.query<RecordRow>('SELECT key, value, version FROM igw_records WHERE collection = $1 ORDER BY position', [this.name]);
+    await this.applyMeta();
+    const { rows } = await this.pool.query<RecordRow>('SELECT key, value, version, position FROM igw_records WHERE collection = $1 ORDER BY position', [this.name]);
     const records = new Map<string, T>();
     const versions = new Map<string, number>();
+    const positions = new Map<string, number>();
     const changed: string[] = [];
     for (const row of rows) {
       const version = Number(row.version);
@@ -317,6 +340,7 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
       const same = current !== undefined && this.versions.get(row.key) === version;
       records.set(row.key, same ? current : (row.value as T));
       versions.set(row.key, version);
+      positions.set(row.key, Number(row.position));
       if (!same) changed.push(row.key);
     }
     for (const key of this.writing.keys()) {
@@ -324,11 +348,14 @@ export class PostgresCollection<T, M extends object = Record<string, never>> imp
       if (mine === undefined) records.delete(key);
       else records.set(key, mine);
       versions.set(key, this.versions.get(key) ?? 0);
+      const position = this.positions.get(key);
+      if (position !== undefined) positions.set(key, position);
     }
     const removed = [...this.records.keys()].filter((key) => !records.has(key));
     this.records = records;
     this.versions = versions;
-    await this.applyMeta();
+    this.positions = positions;
+    // In the same turn as the swap: a listener hears of a change as soon as a read can see it.
     if (!announce) return;
     for (const key of changed) if (!this.writing.has(key)) this.emit(key, records.get(key));
     for (const key of removed) this.emit(key, undefined);

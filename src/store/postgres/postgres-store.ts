@@ -10,6 +10,7 @@ import { PostgresKeyRepository } from './key-repository.js';
 import { migrateDatabase } from './migrate.js';
 import { collectionOpener, type CollectionOpener } from './pg-collection.js';
 import { RecordFeed } from './record-feed.js';
+import { checkTeamDataKey } from './team-data-key.js';
 import { PostgresRequestLog } from './request-log.js';
 
 /** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
@@ -44,12 +45,14 @@ export interface PostgresStore {
  * PostgreSQL, shared by every instance on the database; the vault and the log folder stay in this
  * instance's data dir. Pending migrations run first, under the migration lock.
  */
-export async function openPostgresStore(dataDir: string, url: string, logger: Logger): Promise<PostgresStore> {
+export async function openPostgresStore(dataDir: string, url: string, logger: Logger, dataKey?: Buffer): Promise<PostgresStore> {
   await ensureDataDir(dataDir, 'logs');
   await migrateDatabase(url);
   const pool = openPool(url, logger);
   const feed = new ChangeFeed(url, logger);
   try {
+    // The gateway passes its data key: a key other than the team's is refused before anything starts.
+    if (dataKey !== undefined) await checkTeamDataKey(pool, dataKey);
     const keys = await PostgresKeyRepository.open(pool, feed);
     const accounts = await PostgresAccountRepository.open(pool, feed);
     const records = new RecordFeed(feed, logger);

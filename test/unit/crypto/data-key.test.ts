@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, stat, chmod, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataKeyError, loadDataKey, parseDataKey } from '../../../src/crypto/data-key.js';
+import { DataKeyError, loadDataKey, opensKeyCheck, parseDataKey, sealKeyCheck } from '../../../src/crypto/data-key.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -125,5 +125,29 @@ describe('loadDataKey', () => {
     await chmod(keyPath, 0o644);
     expect((await loadDataKey(dir, {})).toString('hex')).toBe(HEX);
     expect((await stat(keyPath)).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('team mode (store.kind postgres)', () => {
+  it('needs IGW_DATA_KEY: no vault.key of its own', async () => {
+    const dir = await freshDir();
+    await expect(loadDataKey(dir, {}, undefined, { team: true })).rejects.toMatchObject({ name: 'DataKeyError', nextStep: expect.stringMatching(/IGW_DATA_KEY .*same value on every instance/) });
+    await expect(loadDataKey(dir, { IGW_DATA_KEY: '  ' }, undefined, { team: true })).rejects.toThrow(/needs IGW_DATA_KEY/);
+    expect((await readdir(dir)).includes('vault.key')).toBe(false);
+    expect((await loadDataKey(dir, { IGW_DATA_KEY: HEX }, undefined, { team: true })).toString('hex')).toBe(HEX);
+  });
+
+  it('a data dir keyed with its own vault.key: refused with the team-mode next step (a new data dir, igw migrate)', async () => {
+    const dir = await freshDir();
+    await loadDataKey(dir, {});
+    await expect(loadDataKey(dir, { IGW_DATA_KEY: HEX }, undefined, { team: true })).rejects.toMatchObject({ nextStep: expect.stringMatching(/new data dir.*igw migrate --from-data-dir/) });
+  });
+
+  it('the check value opens only under its key', () => {
+    const key = Buffer.from(HEX, 'hex');
+    const sealed = sealKeyCheck(key);
+    expect(opensKeyCheck(key, sealed)).toBe(true);
+    expect(opensKeyCheck(Buffer.alloc(32, 1), sealed)).toBe(false);
+    expect(opensKeyCheck(key, Buffer.from('not sealed'))).toBe(false);
   });
 });
