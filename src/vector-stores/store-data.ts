@@ -334,6 +334,13 @@ export class StoreData {
     return decodeVectors(this.sealer.unseal(sealed, this.aad(fileId, 'vec')), dimensions);
   }
 
+  /** A committed file's vectors as stored (`igw migrate --from-data-dir` copies them). */
+  async vectors(fileId: string): Promise<number[][]> {
+    const dimensions = this.manifest.meta.dimensions;
+    if (!this.hasFile(fileId) || dimensions === null) return [];
+    return this.readVectors(fileId, dimensions);
+  }
+
   /** A file's vectors, unit length, as one flat array (cached, LRU by bytes). */
   private async unitVectors(fileId: string): Promise<Float32Array> {
     const cached = this.vectorCache.get(fileId);
