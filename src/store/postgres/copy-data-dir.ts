@@ -75,7 +75,8 @@ export async function copyDataDir(dataDir: string, url: string): Promise<DataDir
         copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines, ...batches.copied },
         skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines, ...batches.skipped },
         // Vector stores are shared in team mode, but this copy does not carry them over yet (issue 19 item 5).
-        not_copied: [...NOT_SHARED_YET, 'vector stores'],
+        // Files are shared in team mode but not copied from a data dir yet (issue 19, igw migrate).
+        not_copied: [...NOT_SHARED_YET, 'vector stores', 'files'],
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
