@@ -1,29 +1,18 @@
 import type pg from 'pg';
 import type { Principal } from '../auth/authenticate.js';
-import type { Config } from '../config/load.js';
 import { seal } from '../crypto/sealed.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { FileStore } from '../files/file-store.js';
 import { BatchTables, type NewRow } from '../store/postgres/batch-tables.js';
-import type { Clock } from '../util/clock.js';
-import type { IdGenerator } from '../util/ids.js';
-import type { Logger } from '../util/logger.js';
 import { TERMINAL_STATUSES, type BatchRecord } from './batch-record.js';
+import type { BatchServiceDeps } from './batch-service.js';
 import type { BatchPage, BatchPorts, BatchRowCounts, Batches, NewBatch } from './batches-port.js';
 import { batchRows, type BatchRow } from './input-rows.js';
 import { readJsonlLines } from './jsonl.js';
 import { checkedInputFile, maxLineBytes, newBatchRecord } from './new-batch.js';
 import { TeamBatchRunner } from './team-runner.js';
 
-export interface TeamBatchDeps {
-  pool: pg.Pool;
-  config: Config;
-  files: FileStore;
-  key: Buffer;
-  clock: Clock;
-  ids: IdGenerator;
-  logger: Logger;
-}
+/** The JSON service's dependencies, with the team's pool in place of the data dir. */
+export type TeamBatchDeps = Omit<BatchServiceDeps, 'dataDir'> & { pool: pg.Pool };
 
 /** Rows inserted per statement at create. */
 const INSERT_CHUNK = 500;

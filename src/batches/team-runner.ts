@@ -64,6 +64,7 @@ export class TeamBatchRunner {
   private renewTimer: NodeJS.Timeout | null = null;
   private wakeUp: (() => void) | null = null;
   private woken = false;
+  private finalizing = false;
   /** When the batch-level checks last ran (Date.now()). */
   private lastCheck = 0;
 
@@ -76,7 +77,7 @@ export class TeamBatchRunner {
   start(ports: BatchPorts): void {
     this.ports = ports;
     this.renewTimer = setInterval(() => {
-      if (this.running.size === 0) return;
+      if (this.running.size === 0 && !this.finalizing) return;
       this.deps.tables.renew(this.owner, this.deps.leaseMs).catch((error: unknown) => this.deps.logger.warn('team batches: lease renewal failed', { error: String(error) }));
     }, Math.max(50, this.deps.leaseMs / 3));
     this.renewTimer.unref();
@@ -130,7 +131,11 @@ export class TeamBatchRunner {
     if (due === undefined) return free > 0 && rows.length === free;
     // Rows of this batch still running here stop now: the batch takes no more rows.
     for (const run of this.running.values()) if (run.batchId === due.record.id) run.abort.abort(new Error(`batch ${due.ending}`));
-    const ended = await finalizeTeamBatch({ tables, files: this.deps.files, key: this.deps.key, ids: this.deps.ids, now: () => this.now() }, this.owner, due.record, due.ending);
+    // The batch lease is renewed with the row leases while the files are written (a large batch takes a while).
+    this.finalizing = true;
+    const ended = await finalizeTeamBatch({ tables, files: this.deps.files, key: this.deps.key, ids: this.deps.ids, now: () => this.now() }, this.owner, due.record, due.ending).finally(() => {
+      this.finalizing = false;
+    });
     if (!ended) this.deps.logger.warn('team batches: lost the batch lease while finalizing; another instance finishes it', { batch_id: due.record.id });
     await this.endTask(due.record.id);
     return true;

@@ -67,11 +67,16 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
     const expected = pattern[index]!;
     const actual = parts[index]!;
     if (expected.startsWith('{') && expected.endsWith('}')) {
+      let value: string;
       try {
-        params[expected.slice(1, -1)] = decodeURIComponent(actual);
+        value = decodeURIComponent(actual);
       } catch {
         return null;
       }
+      // No resource id holds a NUL, and PostgreSQL text cannot (team mode, DESIGN §4): such a
+      // path names nothing here, rather than failing the lookup in the database.
+      if (value.includes('\0')) return null;
+      params[expected.slice(1, -1)] = value;
     } else if (expected !== actual) return null;
   }
   return params;

@@ -78,12 +78,13 @@ export class BytePairEncoder {
   /** The text of `tokens`; unknown ids are skipped, special tokens decode to their spelling. */
   decode(tokens: readonly number[]): string {
     const { bytes, starts, special } = this.table;
+    const ordinary = (token: number): boolean => Number.isInteger(token) && token >= 0 && token < starts.length - 1;
     let length = 0;
-    for (const token of tokens) length += token >= 0 && token < starts.length - 1 ? starts[token + 1]! - starts[token]! : (special.get(token)?.length ?? 0);
+    for (const token of tokens) length += ordinary(token) ? starts[token + 1]! - starts[token]! : (special.get(token)?.length ?? 0);
     const joined = new Uint8Array(length);
     let at = 0;
     for (const token of tokens) {
-      if (token >= 0 && token < starts.length - 1) {
+      if (ordinary(token)) {
         joined.set(bytes.subarray(starts[token]!, starts[token + 1]!), at);
         at += starts[token + 1]! - starts[token]!;
       } else {

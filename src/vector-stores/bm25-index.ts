@@ -10,10 +10,6 @@
  * leaves the averages) and its postings are dropped by a compaction once they are a fair share.
  */
 
-import { PrunedRanking, topByScore, type LexicalRanking, type RankedTerm } from './bm25-ranking.js';
-
-export type { LexicalRanking };
-
 /** Okapi BM25 parameters (Lucene's defaults). */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
 
@@ -33,7 +29,7 @@ export interface LexicalScore {
 }
 
 /** The lexical scores of one query: every matching label's score, and the best of them. */
-export class LexicalScores implements LexicalRanking {
+export class LexicalScores {
   constructor(
     private readonly byLabel: Float64Array,
     /** Matching labels, in no particular order. */
@@ -69,22 +65,53 @@ export class LexicalScores implements LexicalRanking {
   /** The k best-scored labels passing `accept`, best first (ties: lower label first). */
   top(k: number, accept: (label: number) => boolean = () => true): number[] {
     const { labels, byLabel } = this;
-    return topByScore(labels, (label) => byLabel[label]!, k, accept);
+    return topOf(labels, (index) => byLabel[labels[index]!]!, k, accept);
   }
 }
 
 /** The k best of some labels by score, passing `accept`, without sorting them all (a common term matches most chunks). */
-export const topLabels = topByScore;
+export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) => number, k: number, accept: (label: number) => boolean): number[] {
+  const scores = new Float64Array(labels.length);
+  for (let index = 0; index < labels.length; index += 1) scores[index] = scoreOf(labels[index]!);
+  return topOf(labels, (index) => scores[index]!, k, accept);
+}
+
+/**
+ * topLabels' loop, by position: a label that cannot beat the k-th best so far costs one comparison
+ * (at 100,000 chunks a common query term matches tens of thousands of them).
+ */
+function topOf(labels: ArrayLike<number>, scoreAt: (index: number) => number, k: number, accept: (label: number) => boolean): number[] {
+  if (k <= 0) return [];
+  const bestLabels: number[] = [];
+  const bestScores: number[] = [];
+  let floor = -Infinity;
+  let floorLabel = Infinity;
+  for (let index = 0; index < labels.length; index += 1) {
+    const score = scoreAt(index);
+    if (score < floor) continue;
+    const label = labels[index]!;
+    if (score === floor && label > floorLabel) continue;
+    if (!accept(label)) continue;
+    let position = bestLabels.length;
+    while (position > 0 && (bestScores[position - 1]! < score || (bestScores[position - 1]! === score && bestLabels[position - 1]! > label))) position -= 1;
+    bestLabels.splice(position, 0, label);
+    bestScores.splice(position, 0, score);
+    if (bestLabels.length > k) {
+      bestLabels.pop();
+      bestScores.pop();
+    }
+    if (bestLabels.length === k) {
+      floor = bestScores[k - 1]!;
+      floorLabel = bestLabels[k - 1]!;
+    }
+  }
+  return bestLabels;
+}
 
 interface Postings {
-  /** label, frequency, label, frequency, … in ascending label order (but see `ascending`). */
+  /** label, frequency, label, frequency, … in ascending label order. */
   pairs: Int32Array;
   size: number;
-  /** Bounds over its postings, removed ones included: the largest frequency, the shortest chunk (for PrunedRanking's bound). */
-  maxFrequency: number;
-  minLength: number;
-  /** False once a label was appended below the last one (a label re-added): rank() then scores everything. */
-  ascending: boolean;
 }
 
 export class Bm25Index {
@@ -121,7 +148,7 @@ export class Bm25Index {
     if (this.distinct[label]! > 0) this.compact();
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, frequency] of counts) this.append(term, label, frequency, terms.length);
+    for (const [term, frequency] of counts) this.append(term, label, frequency);
     this.present[label] = 1;
     this.lengths[label] = terms.length;
     this.distinct[label] = counts.size;
@@ -192,55 +219,6 @@ export class Bm25Index {
     });
   }
 
-  /**
-   * The query's ranking for a search: the same scores and top labels as score(), found without
-   * scoring every posting (bm25-ranking.ts). With removals not yet compacted away, or a term whose
-   * postings are out of label order (a re-added label), it is score() itself.
-   */
-  rank(queryTerms: readonly string[]): LexicalRanking {
-    const unique = [...new Set(queryTerms)];
-    const lists = unique.map((term) => this.postings.get(term));
-    if (unique.length === 0 || this.liveCount === 0 || this.deadPostings > 0 || lists.some((list) => list !== undefined && !list.ascending)) return this.score(queryTerms);
-    const averageLength = this.totalLength / this.liveCount || 1;
-    const { k1, b } = BM25;
-    const normBase = k1 * (1 - b);
-    const normPerLength = (k1 * b) / averageLength;
-    let ceiling = 0;
-    // As score() computes them, term by term in the query's order (the same floating-point results).
-    const terms = lists.map((list): RankedTerm | null => {
-      const documentFrequency = list === undefined ? 0 : list.size;
-      const idf = Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
-      ceiling += idf * (k1 + 1);
-      if (list === undefined) return null;
-      const weight = idf * (k1 + 1);
-      const bound = (weight * list.maxFrequency) / (list.maxFrequency + normBase + normPerLength * list.minLength);
-      return { pairs: list.pairs, size: list.size, weight, bound };
-    });
-    const labelCount = this.present.length;
-    const held = new Map<Float64Array, { byLabel: Float64Array; matched: Int32Array }>();
-    return new PrunedRanking({
-      terms,
-      present: this.present,
-      lengths: this.lengths,
-      normBase,
-      normPerLength,
-      ceiling,
-      borrow: () => {
-        let scratch = this.scratch.pop();
-        while (scratch !== undefined && scratch.byLabel.length < labelCount) scratch = this.scratch.pop();
-        scratch ??= { byLabel: new Float64Array(labelCount), matched: new Int32Array(labelCount) };
-        held.set(scratch.byLabel, scratch);
-        return scratch.byLabel;
-      },
-      giveBack: (byLabel, touched, count) => {
-        const scratch = held.get(byLabel);
-        held.delete(byLabel);
-        for (let index = 0; index < count; index += 1) byLabel[touched[index]!] = 0;
-        if (scratch !== undefined && byLabel.length >= this.present.length && this.scratch.length < MAX_SCRATCH) this.scratch.push(scratch);
-      },
-    });
-  }
-
   /** Live documents in a posting list: its size, less removed labels not yet compacted away. */
   private liveFrequency(list: Postings): number {
     if (this.deadPostings === 0) return list.size;
@@ -257,22 +235,19 @@ export class Bm25Index {
     this.present = grow(this.present, capacity);
   }
 
-  private append(term: string, label: number, frequency: number, length: number): void {
+  private append(term: string, label: number, frequency: number): void {
     let list = this.postings.get(term);
     if (list === undefined) {
-      list = { pairs: new Int32Array(4), size: 0, maxFrequency: 0, minLength: Infinity, ascending: true };
+      list = { pairs: new Int32Array(4), size: 0 };
       this.postings.set(term, list);
     } else if (list.size * 2 === list.pairs.length) {
       const bigger = new Int32Array(list.pairs.length * 2);
       bigger.set(list.pairs);
       list.pairs = bigger;
     }
-    if (list.size > 0 && list.pairs[list.size * 2 - 2]! > label) list.ascending = false;
     list.pairs[list.size * 2] = label;
     list.pairs[list.size * 2 + 1] = frequency;
     list.size += 1;
-    list.maxFrequency = Math.max(list.maxFrequency, frequency);
-    list.minLength = Math.min(list.minLength, length);
   }
 
   /** Drops the postings of removed labels (and terms left with none). */
@@ -289,7 +264,6 @@ export class Bm25Index {
       if (kept === 0) this.postings.delete(term);
       else if (kept * 4 < list.pairs.length) list.pairs = list.pairs.slice(0, Math.max(4, kept * 2));
       list.size = kept;
-      if (!list.ascending) sortByLabel(list);
     }
     for (let label = 0; label < this.present.length; label += 1) if (this.present[label] !== 1) this.distinct[label] = 0;
     this.storedPostings -= this.deadPostings;
@@ -372,7 +346,7 @@ export class Bm25Index {
       const term = decoder.decode(buffer.subarray(offset, offset + termLength));
       offset += termLength;
       const size = u32();
-      index.postings.set(term, withBounds(new Int32Array(readBytes(buffer, offset, size * 8)), size, index.lengths));
+      index.postings.set(term, { pairs: new Int32Array(readBytes(buffer, offset, size * 8)), size });
       offset += size * 8;
     }
     if (offset !== buffer.length) throw new Error('lexical index image has trailing bytes');
@@ -387,31 +361,6 @@ export class Bm25Index {
     index.totalLength = totalLength;
     return index;
   }
-}
-
-/** Puts a term's postings back in label order (a re-added label went last). */
-function sortByLabel(list: Postings): void {
-  const order = Array.from({ length: list.size }, (_, index) => index).sort((left, right) => list.pairs[left * 2]! - list.pairs[right * 2]!);
-  const sorted = new Int32Array(list.pairs.length);
-  order.forEach((from, to) => {
-    sorted[to * 2] = list.pairs[from * 2]!;
-    sorted[to * 2 + 1] = list.pairs[from * 2 + 1]!;
-  });
-  list.pairs = sorted;
-  list.ascending = true;
-}
-
-/** A decoded term's postings with their bounds and order (one pass over them at load). */
-function withBounds(pairs: Int32Array, size: number, lengths: Uint32Array): Postings {
-  let maxFrequency = 0;
-  let minLength = Infinity;
-  let ascending = true;
-  for (let index = 0; index < size * 2; index += 2) {
-    if (index > 0 && pairs[index - 2]! > pairs[index]!) ascending = false;
-    maxFrequency = Math.max(maxFrequency, pairs[index + 1]!);
-    minLength = Math.min(minLength, lengths[pairs[index]!] ?? 0);
-  }
-  return { pairs, size, maxFrequency, minLength, ascending };
 }
 
 function grow<T extends Uint32Array | Uint8Array>(array: T, capacity: number): T {

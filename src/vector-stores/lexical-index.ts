@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Bm25Index, type LexicalRanking } from './bm25-index.js';
+import { Bm25Index, type LexicalScores } from './bm25-index.js';
 import { lexicalTerms } from './lexical-terms.js';
 import type { Sealer } from './sealer.js';
 import { writePartsAtomic } from './snapshot-file.js';
@@ -83,9 +83,9 @@ export class LexicalIndex {
     this.dirty = true;
   }
 
-  /** Normalised BM25 of the chunks sharing a term with the query, by label, and the best of them (see Bm25Index.rank). */
-  score(query: string): LexicalRanking {
-    return this.index.rank(lexicalTerms(query));
+  /** Normalised BM25 of every chunk sharing a term with the query, by label (see Bm25Index.score). */
+  score(query: string): LexicalScores {
+    return this.index.score(lexicalTerms(query));
   }
 
   /** Writes the sealed image if anything changed since the last save. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import type { ChangeNotice, FileDataRow, VectorStoreFileData } from '../store/postgres/vs-file-data.js';
+import type { ChangeNotice, FileDataRow, FileDataWrite, VectorStoreFileData } from '../store/postgres/vs-file-data.js';
 import type { Logger } from '../util/logger.js';
 import type { CommitTurn } from './commit-turns.js';
 import { processedBytes, type JobLease, type StoreContents } from './contents.js';
@@ -14,6 +14,20 @@ import { decodeTextSegment, encodeTextSegment } from './text-segment.js';
 const CATCH_UP_ROWS = 200;
 /** The sequence number the store folder's index reflects (a start-up cache: catching up starts there). */
 const APPLIED_FILE = 'feed-seq.json';
+
+/** A file's chunks and vectors as its database row holds them: sealed under `sealer`, bound to the store and file as in the data dir. */
+export function sealFileData(storeId: string, fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[], sealer: Sealer): FileDataWrite {
+  if (chunks.length !== vectors.length) throw new Error('one vector per chunk expected');
+  const dimensions = vectors[0]?.length ?? null;
+  return {
+    id: fileId,
+    chunkCount: chunks.length,
+    usageBytes: processedBytes(chunks, vectors),
+    dimensions,
+    text: encodeTextSegment(chunks, sealer, segmentAad(storeId, fileId, 'text')),
+    vectors: dimensions === null ? null : sealer.seal(encodeVectors(vectors, dimensions), segmentAad(storeId, fileId, 'vec')),
+  };
+}
 
 interface Replica {
   /** The last sequence number applied to the local index. */
@@ -141,21 +155,17 @@ export class ReplicatedContents implements StoreContents {
   }
 
   async commit(storeId: string, fileId: string, chunks: readonly StoredChunk[], vectors: readonly (readonly number[])[], options: { turn?: CommitTurn; lease?: JobLease } = {}): Promise<number> {
-    if (chunks.length !== vectors.length) throw new Error('one vector per chunk expected');
-    const dimensions = vectors[0]?.length ?? null;
-    const usageBytes = processedBytes(chunks, vectors);
-    const text = encodeTextSegment(chunks, this.sealer, segmentAad(storeId, fileId, 'text'));
-    const sealedVectors = dimensions === null ? null : this.sealer.seal(encodeVectors(vectors, dimensions), segmentAad(storeId, fileId, 'vec'));
+    const row = sealFileData(storeId, fileId, chunks, vectors, this.sealer);
     // Commits of one store take their sequence numbers in the order their ingestion started (commit-turns.ts).
     await options.turn?.ready;
     try {
-      await this.table.commit(storeId, { id: fileId, chunkCount: chunks.length, usageBytes, dimensions, text, vectors: sealedVectors }, options.lease);
+      await this.table.commit(storeId, row, options.lease);
     } finally {
       options.turn?.done();
     }
     const replica = await this.replica(storeId);
     await this.catchUp(storeId, replica);
-    return usageBytes;
+    return row.usageBytes;
   }
 
   async remove(storeId: string, fileId: string): Promise<void> {

@@ -148,7 +148,7 @@ export class VectorStoreRepository {
   async deleteStore(id: string): Promise<void> {
     await this.stores.delete(id);
     await this.deleteFilesOf(id);
-    await this.batches.delete(...[...this.batches.values()].filter((batch) => batch.vector_store_id === id).map((batch) => batch.id));
+    await this.batches.delete(...this.batchesOf(id).map((batch) => batch.id));
   }
 
   // Files
@@ -223,6 +223,11 @@ export class VectorStoreRepository {
   batch(storeId: string, batchId: string): FileBatchRecord | undefined {
     const batch = this.batches.get(batchId);
     return batch?.vector_store_id === storeId ? batch : undefined;
+  }
+
+  /** A store's file batches (a scan: for whole-store work such as `igw migrate`). */
+  batchesOf(storeId: string): FileBatchRecord[] {
+    return [...this.batches.values()].filter((batch) => batch.vector_store_id === storeId);
   }
 
   async insertBatch(record: FileBatchRecord): Promise<void> {

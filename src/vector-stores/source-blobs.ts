@@ -24,6 +24,11 @@ export function folderSourcePlace(storeFolder: (storeId: string) => string): Sou
   };
 }
 
+/** The additional data a pending text source is sealed with (the store and file it belongs to). */
+export function sourceAad(storeId: string, fileId: string): string {
+  return `vector_store:${storeId}:${fileId}:source`;
+}
+
 /**
  * Text of `sources/text` files between the request and their ingestion: sealed (the store and
  * file bound as associated data) and stored before the file is acknowledged, removed once the
@@ -36,7 +41,7 @@ export class SourceBlobs {
   ) {}
 
   private aad(storeId: string, fileId: string): string {
-    return `vector_store:${storeId}:${fileId}:source`;
+    return sourceAad(storeId, fileId);
   }
 
   write(storeId: string, fileId: string, bytes: Buffer): Promise<void> {

@@ -5,7 +5,7 @@ import { JournalCollection } from '../store/journal-collection.js';
 import { writeSynced } from '../store/atomic-write.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
-import type { LexicalRanking } from './bm25-index.js';
+import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
@@ -334,6 +334,13 @@ export class StoreData {
     return decodeVectors(this.sealer.unseal(sealed, this.aad(fileId, 'vec')), dimensions);
   }
 
+  /** A committed file's vectors as stored (`igw migrate --from-data-dir` copies them). */
+  async vectors(fileId: string): Promise<number[][]> {
+    const dimensions = this.manifest.meta.dimensions;
+    if (!this.hasFile(fileId) || dimensions === null) return [];
+    return this.readVectors(fileId, dimensions);
+  }
+
   /** A file's vectors, unit length, as one flat array (cached, LRU by bytes). */
   private async unitVectors(fileId: string): Promise<Float32Array> {
     const cached = this.vectorCache.get(fileId);
@@ -590,9 +597,9 @@ export class StoreData {
 
   /**
    * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
-   * best are found without scoring every posting (see Bm25Index.rank).
+   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
    */
-  lexicalScores(query: string): LexicalRanking {
+  lexicalScores(query: string): LexicalScores {
     return this.lexical.score(query);
   }
 

@@ -110,4 +110,22 @@ describe('team mode: batches on two gateways sharing one PostgreSQL', () => {
     // Cancelling twice is idempotent; a finished batch cannot be cancelled.
     expect((await onA.batches.cancel(created.id)).status).toBe('cancelled');
   }, 60_000);
+
+  it('expires across instances: rows stop on both when the window passes, finished rows kept, the rest listed as expired, once', async () => {
+    const input = await uploadBatchFile(onA, chatLines(1000, 'up-chat', 'late'));
+    const created = await onA.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: '2s' as '24h' }); // igw takes any window up to 7 days; the SDK types only "24h"
+    const done = await waitForBatch(onB, created.id, undefined, 30_000);
+    expect(done.status).toBe('expired');
+    expect(done.expired_at!).toBeGreaterThanOrEqual(done.expires_at!);
+    const completed = done.request_counts!.completed;
+    expect(completed).toBeLessThan(1000);
+    const output = await lines([onA, onB], done.output_file_id);
+    const errors = await lines([onA, onB], done.error_file_id);
+    expect(output).toHaveLength(completed);
+    expect(errors.every((line) => line.error.code === 'batch_expired')).toBe(true);
+    const ids = [...output, ...errors].map((line) => line.custom_id);
+    expect(ids).toHaveLength(1000);
+    expect(new Set(ids).size).toBe(1000);
+    await expect(onB.batches.cancel(created.id)).rejects.toMatchObject({ status: 409 });
+  }, 60_000);
 });

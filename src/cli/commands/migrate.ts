@@ -20,8 +20,8 @@ function unreachable(error: unknown, url: string): UserError | null {
 function describeCopy(copy: DataDirCopy): string {
   const { copied, skipped } = copy;
   return [
-    `copied from ${copy.data_dir}: ${copied.keys} keys, ${copied.accounts} accounts with their balances, ${copied.request_log_lines} request log lines, ${copied.batches} batches (${copied.batch_rows} rows of batches still running)`,
-    `already in the database (kept as they are): ${skipped.keys} keys, ${skipped.accounts} accounts, ${skipped.request_log_lines} request log lines, ${skipped.batches} batches`,
+    `copied from ${copy.data_dir}: ${copied.keys} keys, ${copied.accounts} accounts with their balances, ${copied.request_log_lines} request log lines, ${copied.batches} batches (${copied.batch_rows} rows of batches still running), ${copied.vector_stores} vector stores (${copied.vector_store_files} files, ${copied.vector_store_chunks} chunks)`,
+    `already in the database (kept as they are): ${skipped.keys} keys, ${skipped.accounts} accounts, ${skipped.request_log_lines} request log lines, ${skipped.batches} batches, ${skipped.vector_stores} vector stores`,
     `not copied (not shared in team mode yet; they stay in the data dir): ${copy.not_copied.join(', ')}`,
   ].join('\n');
 }

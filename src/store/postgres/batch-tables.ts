@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { BatchRecord, BatchStatus } from '../../batches/batch-record.js';
+import { inTransaction } from './transaction.js';
 
 /** A terminal status a finalization writes (igw_batches.ending). */
 export type BatchEnding = Extract<BatchStatus, 'succeeded' | 'cancelled' | 'expired' | 'failed'>;
@@ -60,9 +61,7 @@ export class BatchTables {
 
   /** Inserts a batch and its rows in one transaction; `rows` may throw (a bad line): nothing is kept then. */
   async insert(record: BatchRecord, rows: AsyncIterable<NewRow[]>): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       await client.query(`INSERT INTO igw_batches (id, account, status, expires_at, total, record) VALUES ($1, $2, $3, $4, 0, $5)`, [
         record.id,
         record.account,
@@ -81,14 +80,8 @@ export class BatchTables {
         total += chunk.length;
       }
       await client.query(`UPDATE igw_batches SET total = $2, record = record || jsonb_build_object('total', $2::int) WHERE id = $1`, [record.id, total]);
-      await client.query('COMMIT');
       return total;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async get(id: string): Promise<BatchRecord | undefined> {
@@ -165,33 +158,24 @@ export class BatchTables {
    * status change waits for completions in flight and none lands after it. True when recorded.
    */
   async complete(owner: string, row: { batchId: string; index: number }, output: Buffer, errored: boolean): Promise<boolean> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const counted = await client.query(
-        `UPDATE igw_batches SET succeeded = succeeded + $2, errored = errored + $3 WHERE id = $1 AND ${RUNNING}`,
-        [row.batchId, errored ? 0 : 1, errored ? 1 : 0],
-      );
-      const done =
-        counted.rowCount === 1
-          ? await client.query(
-              `UPDATE igw_batch_rows SET done = true, errored = $4, output = $5, lease_owner = NULL, lease_until = NULL
-               WHERE batch_id = $1 AND idx = $2 AND NOT done AND lease_owner = $3`,
-              [row.batchId, row.index, owner, errored, output],
-            )
-          : null;
-      if (done?.rowCount !== 1) {
-        await client.query('ROLLBACK');
-        return false;
-      }
-      await client.query('COMMIT');
-      return true;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const counted = await client.query(`UPDATE igw_batches SET succeeded = succeeded + $2, errored = errored + $3 WHERE id = $1 AND ${RUNNING}`, [
+          row.batchId,
+          errored ? 0 : 1,
+          errored ? 1 : 0,
+        ]);
+        if (counted.rowCount !== 1) return false;
+        const done = await client.query(
+          `UPDATE igw_batch_rows SET done = true, errored = $4, output = $5, lease_owner = NULL, lease_until = NULL
+           WHERE batch_id = $1 AND idx = $2 AND NOT done AND lease_owner = $3`,
+          [row.batchId, row.index, owner, errored, output],
+        );
+        return done.rowCount === 1;
+      },
+      (recorded) => recorded,
+    );
   }
 
   /** Which of these batches no longer take rows (cancelled, expiring, finalizing, gone): their rows in flight stop. */
@@ -264,27 +248,20 @@ export class BatchTables {
    * `owner` holds the batch lease: the batch ends once. False when the lease was lost.
    */
   async finish(owner: string, id: string, fields: Partial<BatchRecord>): Promise<boolean> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const ended = await client.query(
-        `UPDATE igw_batches SET status = ending, owner = NULL, owner_until = NULL, record = record || $3::jsonb
-         WHERE id = $1 AND owner = $2 AND status IN ${ACTIVE} AND ending IS NOT NULL`,
-        [id, owner, JSON.stringify(fields)],
-      );
-      if (ended.rowCount !== 1) {
-        await client.query('ROLLBACK');
-        return false;
-      }
-      await client.query('DELETE FROM igw_batch_rows WHERE batch_id = $1', [id]);
-      await client.query('COMMIT');
-      return true;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const ended = await client.query(
+          `UPDATE igw_batches SET status = ending, owner = NULL, owner_until = NULL, record = record || $3::jsonb
+           WHERE id = $1 AND owner = $2 AND status IN ${ACTIVE} AND ending IS NOT NULL`,
+          [id, owner, JSON.stringify(fields)],
+        );
+        if (ended.rowCount !== 1) return false;
+        await client.query('DELETE FROM igw_batch_rows WHERE batch_id = $1', [id]);
+        return true;
+      },
+      (ended) => ended,
+    );
   }
 
   /** Rows of unfinished batches by state, across every instance (the `/metrics` gauge). */

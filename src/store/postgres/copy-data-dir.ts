@@ -7,6 +7,7 @@ import { openStore } from '../store.js';
 import { loadDataKey } from '../../crypto/data-key.js';
 import { balanceValue } from './account-repository.js';
 import { copyBatches, type BatchesCopy } from './copy-batches.js';
+import { copyVectorStores, type VectorStoresCopy } from './copy-vector-stores.js';
 import { KEY_COLUMNS, keyValues } from './key-repository.js';
 import { NOT_SHARED_YET } from './postgres-store.js';
 import { insertRequestLines } from './request-log.js';
@@ -14,9 +15,9 @@ import { insertRequestLines } from './request-log.js';
 export interface DataDirCopy {
   data_dir: string;
   /** Rows written now. */
-  copied: { keys: number; accounts: number; request_log_lines: number } & BatchesCopy['copied'];
+  copied: { keys: number; accounts: number; request_log_lines: number } & BatchesCopy['copied'] & VectorStoresCopy['copied'];
   /** Rows already in the database (same key, account or batch id; a request log copied before from this data dir). */
-  skipped: { keys: number; accounts: number; request_log_lines: number } & BatchesCopy['skipped'];
+  skipped: { keys: number; accounts: number; request_log_lines: number } & BatchesCopy['skipped'] & VectorStoresCopy['skipped'];
   /** Kept in the data dir, not copied by this version (issue 19, later sessions). */
   not_copied: readonly string[];
 }
@@ -26,7 +27,7 @@ const LOG_BATCH = 1000;
 /**
  * `igw migrate --from-data-dir DIR` (issue 19 item 3): copies a local data dir's keys (hashes as
  * they are: the keys themselves were never stored), accounts with their balances (pending journal
- * entries folded in), request log and batches (copy-batches.ts) into PostgreSQL, in one transaction. Records already there
+ * entries folded in), request log, batches (copy-batches.ts) and vector stores (copy-vector-stores.ts) into PostgreSQL, in one transaction. Records already there
  * are kept, not overwritten; a data dir's request log is copied once. Holds the data dir's lock,
  * so no server is writing to it meanwhile.
  */
@@ -69,14 +70,14 @@ export async function copyDataDir(dataDir: string, url: string): Promise<DataDir
         for (let start = 0; start < lines.length; start += LOG_BATCH) copiedLines += await insertRequestLines(client, lines.slice(start, start + LOG_BATCH));
       }
       const batches = await copyBatches(client, dataDir, { source: key, team: key });
+      const vectorStores = await copyVectorStores(client, dataDir, { source: key, team: key });
       await client.query('COMMIT');
       return {
         data_dir: origin,
-        copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines, ...batches.copied },
-        skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines, ...batches.skipped },
-        // Vector stores are shared in team mode, but this copy does not carry them over yet (issue 19 item 5).
+        copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines, ...batches.copied, ...vectorStores.copied },
+        skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines, ...batches.skipped, ...vectorStores.skipped },
         // Files are shared in team mode but not copied from a data dir yet (issue 19, igw migrate).
-        not_copied: [...NOT_SHARED_YET, 'vector stores', 'files'],
+        not_copied: [...NOT_SHARED_YET, 'files'],
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -40,7 +40,7 @@ async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => P
 }
 
 /** Takes the store's next sequence number (under its row lock: sequence order is commit order). */
-async function nextSeq(client: pg.PoolClient, storeId: string, dimensions: number | null): Promise<number> {
+async function nextSeq(client: pg.ClientBase, storeId: string, dimensions: number | null): Promise<number> {
   await client.query('INSERT INTO igw_vs_feed (store_id) VALUES ($1) ON CONFLICT DO NOTHING', [storeId]);
   const { rows } = await client.query<{ seq: string; dimensions: number | null }>('SELECT seq, dimensions FROM igw_vs_feed WHERE store_id = $1 FOR UPDATE', [storeId]);
   const known = rows[0]!.dimensions;
@@ -51,7 +51,7 @@ async function nextSeq(client: pg.PoolClient, storeId: string, dimensions: numbe
   return Number(updated.rows[0]!.seq);
 }
 
-function announce(client: pg.PoolClient, notice: ChangeNotice): Promise<unknown> {
+function announce(client: pg.ClientBase, notice: ChangeNotice): Promise<unknown> {
   // Delivered at commit, in commit order (PostgreSQL NOTIFY semantics).
   return client.query('SELECT pg_notify($1, $2)', [VS_CHANGES_CHANNEL, JSON.stringify(notice)]);
 }
@@ -59,6 +59,35 @@ function announce(client: pg.PoolClient, notice: ChangeNotice): Promise<unknown>
 /** The lease of the job this commit finishes: checked and held (row lock) in the commit's transaction. */
 export interface LeaseCheck {
   owner: string;
+}
+
+/** A file's contents as written: sealed text segment and vectors (see store-data.ts). */
+export interface FileDataWrite {
+  id: string;
+  chunkCount: number;
+  usageBytes: number;
+  dimensions: number | null;
+  text: Buffer;
+  vectors: Buffer | null;
+}
+
+/** Stores (or replaces) a file's contents within the caller's transaction; returns the change's sequence number. */
+export async function writeFileData(client: pg.ClientBase, storeId: string, file: FileDataWrite): Promise<number> {
+  const seq = await nextSeq(client, storeId, file.dimensions);
+  await client.query(
+    `INSERT INTO igw_vs_file_data (store_id, file_id, seq, removed, chunk_count, usage_bytes, text_sealed, vectors_sealed)
+     VALUES ($1, $2, $3, false, $4, $5, $6, $7)
+     ON CONFLICT (store_id, file_id) DO UPDATE SET seq = EXCLUDED.seq, removed = false, chunk_count = EXCLUDED.chunk_count,
+       usage_bytes = EXCLUDED.usage_bytes, text_sealed = EXCLUDED.text_sealed, vectors_sealed = EXCLUDED.vectors_sealed`,
+    [storeId, file.id, seq, file.chunkCount, file.usageBytes, file.text, file.vectors],
+  );
+  await announce(client, { store_id: storeId, seq });
+  return seq;
+}
+
+/** A text source waiting for ingestion, within the caller's transaction (or on the pool). */
+export async function writeSource(db: pg.ClientBase | pg.Pool, storeId: string, fileId: string, sealed: Buffer): Promise<void> {
+  await db.query('INSERT INTO igw_vs_sources (store_id, file_id, sealed) VALUES ($1, $2, $3) ON CONFLICT (store_id, file_id) DO UPDATE SET sealed = EXCLUDED.sealed', [storeId, fileId, sealed]);
 }
 
 async function holdLease(client: pg.PoolClient, storeId: string, fileId: string, lease: LeaseCheck): Promise<void> {
@@ -75,19 +104,10 @@ export class VectorStoreFileData {
   constructor(private readonly pool: pg.Pool) {}
 
   /** Stores (or replaces) a file's contents; returns the sequence number of the change. */
-  commit(storeId: string, file: { id: string; chunkCount: number; usageBytes: number; dimensions: number | null; text: Buffer; vectors: Buffer | null }, lease?: LeaseCheck): Promise<number> {
+  commit(storeId: string, file: FileDataWrite, lease?: LeaseCheck): Promise<number> {
     return inTransaction(this.pool, async (client) => {
       if (lease !== undefined) await holdLease(client, storeId, file.id, lease);
-      const seq = await nextSeq(client, storeId, file.dimensions);
-      await client.query(
-        `INSERT INTO igw_vs_file_data (store_id, file_id, seq, removed, chunk_count, usage_bytes, text_sealed, vectors_sealed)
-         VALUES ($1, $2, $3, false, $4, $5, $6, $7)
-         ON CONFLICT (store_id, file_id) DO UPDATE SET seq = EXCLUDED.seq, removed = false, chunk_count = EXCLUDED.chunk_count,
-           usage_bytes = EXCLUDED.usage_bytes, text_sealed = EXCLUDED.text_sealed, vectors_sealed = EXCLUDED.vectors_sealed`,
-        [storeId, file.id, seq, file.chunkCount, file.usageBytes, file.text, file.vectors],
-      );
-      await announce(client, { store_id: storeId, seq });
-      return seq;
+      return writeFileData(client, storeId, file);
     });
   }
 
@@ -149,8 +169,8 @@ export class VectorStoreFileData {
 
   // Text sources (sources/text) until their ingestion, readable by whichever instance runs it.
 
-  async writeSource(storeId: string, fileId: string, sealed: Buffer): Promise<void> {
-    await this.pool.query('INSERT INTO igw_vs_sources (store_id, file_id, sealed) VALUES ($1, $2, $3) ON CONFLICT (store_id, file_id) DO UPDATE SET sealed = EXCLUDED.sealed', [storeId, fileId, sealed]);
+  writeSource(storeId: string, fileId: string, sealed: Buffer): Promise<void> {
+    return writeSource(this.pool, storeId, fileId, sealed);
   }
 
   async readSource(storeId: string, fileId: string): Promise<Buffer> {

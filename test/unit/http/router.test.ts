@@ -69,6 +69,9 @@ describe('Router.match', () => {
     { method: 'GET', path: '/V1/models' },
     // malformed percent-encoding in a parameter does not match
     { method: 'GET', path: '/v1/models/%E0%A4%A' },
+    // nor does one that decodes to a NUL (no id has one; PostgreSQL text cannot hold it)
+    { method: 'GET', path: '/v1/files/%00' },
+    { method: 'GET', path: '/v1/files/file-%00abc' },
   ])('$method $path → not_found', ({ method, path }) => {
     expect(router.match(method, path)).toEqual({ kind: 'not_found' });
   });

@@ -51,7 +51,7 @@ describe('compact o200k encoder equals js-tiktoken', () => {
   });
 
   it('decodes like js-tiktoken, special ids and unknown ids included', () => {
-    const tokens = [...referenceEncode(TEXTS.emoji!), 199999, 200018, 250000, -1];
+    const tokens = [...referenceEncode(TEXTS.emoji!), 199999, 200018, 250000, -1, 1.5, Number.NaN];
     expect(decodeTokens(tokens)).toBe(reference.decode(tokens));
   });
 

@@ -12,7 +12,7 @@ const file = (...texts: string[]) => ({ chunks: texts.map((text) => ({ text, tok
 
 /** label → file#chunk of a lexical scoring, for comparisons that do not depend on label numbers. */
 function lexicalHits(data: StoreData, query: string): string[] {
-  return data.lexicalScores(query).top(1000).map((label) => {
+  return [...data.lexicalScores(query).labels].map((label) => {
     const chunk = data.chunkAt(label)!;
     return `${chunk.fileId}#${chunk.chunkIndex}`;
   }).sort();
