@@ -12,6 +12,7 @@ import { TeamBatchService } from '../batches/team-batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
+import { PostgresFileBytes } from '../files/postgres-file-bytes.js';
 import { describeConfigSource, type Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -95,7 +96,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         : await openLocalBacking(options.dataDir, dataKey);
     const vectorStores = VectorStoreService.open({ backing: vectorStoreBacking, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
-    const files = await FileStore.open(options.dataDir, dataKey, clock, ids);
+    // Team mode: file records and bytes in PostgreSQL, so every instance serves every file.
+    const files = 'pool' in store ? await FileStore.openTeam(store.collections, new PostgresFileBytes(store.pool), dataKey, clock, ids) : await FileStore.open(options.dataDir, dataKey, clock, ids);
     cleanups.push(() => files.close());
     const batchDeps = { config: options.config, files, key: dataKey, clock, ids, logger };
     // Team mode: batches and their rows in PostgreSQL, run by every instance under leases (issue 19).
@@ -174,7 +176,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     started = true;
     if (store.kind === 'postgres') {
       // Issue 19 is landing in slices: say at start what is not shared between instances yet.
-      logger.warn('team mode: keys, accounts, balances, the request log, batches and vector stores are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
+      logger.warn('team mode: keys, accounts, balances, the request log, files, batches and vector stores are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
         not_shared: NOT_SHARED_YET,
       });
     }

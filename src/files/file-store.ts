@@ -1,13 +1,13 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline as pipelineCallback } from 'node:stream';
 import { createSealStream, createUnsealStream } from '../crypto/sealed-stream.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { Collection } from '../store/collection.js';
 import { ensureDataDir } from '../store/db.js';
 import { JournalCollection } from '../store/journal-collection.js';
+import type { CollectionOpener } from '../store/postgres/pg-collection.js';
+import { DataDirFileBytes, type FileBytes } from './file-bytes.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import { isUploadPurpose, type FilePurpose, type FileRecord, type UploadPurpose } from './file-record.js';
@@ -43,24 +43,21 @@ export interface FilePage {
 }
 
 /**
- * Stored files (DESIGN §4, §5): metadata in a journalled collection (files.json snapshot +
- * files.jsonl journal: one appended line per upload or delete), bytes sealed (src/crypto/sealed-stream,
- * AAD = file id) under files/<id>. Bytes are written to `<id>.part` first and renamed only once
- * complete and synced; the record is inserted after the rename, so a crash leaves at most an
- * orphan blob, removed at the next start. Reads stream and decrypt segment by segment.
+ * Stored files (DESIGN §4, §5): records in a Collection, bytes sealed (src/crypto/sealed-stream,
+ * AAD = file id) through a FileBytes. With the data dir: a journalled collection (files.json
+ * snapshot + files.jsonl journal) and blobs under files/<id>; in team mode: a PostgresCollection
+ * and parts in PostgreSQL, so every instance serves every file. The bytes are complete and
+ * durable before the record is inserted, so a crash leaves at most orphan bytes, removed at a
+ * later start. Reads stream and decrypt segment by segment.
  */
 export class FileStore {
-  private readonly folder: string;
-
   private constructor(
-    private readonly records: JournalCollection<FileRecord>,
-    dataDir: string,
+    private readonly records: Collection<FileRecord>,
+    private readonly blobs: FileBytes,
     private readonly key: Buffer,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {
-    this.folder = path.join(dataDir, 'files');
-  }
+  ) {}
 
   static async open(dataDir: string, key: Buffer, clock: Clock, ids: IdGenerator): Promise<FileStore> {
     await ensureDataDir(dataDir, 'files');
@@ -69,20 +66,19 @@ export class FileStore {
       meta: {},
       legacy: (document) => ({ records: (document as { files?: FileRecord[] }).files ?? [] }),
     });
-    const store = new FileStore(records, dataDir, key, clock, ids);
-    await store.removeOrphans();
-    return store;
+    return FileStore.withStorage(records, new DataDirFileBytes(path.join(dataDir, 'files')), key, clock, ids);
   }
 
-  /** Blobs without a record: a crash between writing bytes and the record, or during delete. */
-  private async removeOrphans(): Promise<void> {
-    for (const name of await readdir(this.folder)) {
-      if (!this.records.has(name)) await rm(path.join(this.folder, name), { force: true });
-    }
+  /** Team mode (issue 19): records and bytes in PostgreSQL, shared by every instance. */
+  static async openTeam(collections: CollectionOpener, bytes: FileBytes, key: Buffer, clock: Clock, ids: IdGenerator): Promise<FileStore> {
+    const records = await collections.open<FileRecord>('files', { key: (record) => record.id });
+    return FileStore.withStorage(records, bytes, key, clock, ids);
   }
 
-  blobPath(id: string): string {
-    return path.join(this.folder, id);
+  private static async withStorage(records: Collection<FileRecord>, bytes: FileBytes, key: Buffer, clock: Clock, ids: IdGenerator): Promise<FileStore> {
+    // Bytes without a record: a crash between writing bytes and the record, or during delete.
+    await bytes.removeOrphans((id) => records.has(id));
+    return new FileStore(records, bytes, key, clock, ids);
   }
 
   /** A user upload (purpose batch, assistants or user_data), e.g. from another service. */
@@ -96,7 +92,7 @@ export class FileStore {
     const id = this.ids.next(FILE_ID_PREFIX);
     const bytes = await this.writeBlob(id, source, options);
     if (file.bytes !== undefined && file.bytes !== bytes) {
-      await rm(this.blobPath(id), { force: true });
+      await this.blobs.remove(id);
       throw new Error(`file ${id}: expected ${file.bytes} bytes, got ${bytes}`);
     }
     return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes, created_at: Math.floor(this.clock.now() / 1000) });
@@ -113,7 +109,7 @@ export class FileStore {
 
   /** Moves a sealed temp file (from prepare()'s sealer) into the store and records it. */
   async adoptSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealedPath: string): Promise<FileRecord> {
-    await rename(sealedPath, this.blobPath(id));
+    await this.blobs.adopt(id, sealedPath);
     return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
   }
 
@@ -122,14 +118,13 @@ export class FileStore {
       await this.records.put(record);
     } catch (error) {
       if (this.records.get(record.id) === record) await this.records.delete(record.id).catch(() => undefined);
-      await rm(this.blobPath(record.id), { force: true });
+      await this.blobs.remove(record.id);
       throw error;
     }
     return { ...record };
   }
 
   private async writeBlob(id: string, source: Readable, options: WriteOptions): Promise<number> {
-    const partPath = `${this.blobPath(id)}.part`;
     let bytes = 0;
     const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
     const counter = new Transform({
@@ -142,14 +137,11 @@ export class FileStore {
         callback(null, chunk);
       },
     });
-    const out = createWriteStream(partPath, { flags: 'wx', mode: 0o600, flush: true });
-    try {
-      await pipeline(source, counter, createSealStream(this.key, { aad: id }), out, ...(options.signal ? [{ signal: options.signal }] as const : []));
-      await rename(partPath, this.blobPath(id));
-    } catch (error) {
-      await rm(partPath, { force: true });
-      throw error;
-    }
+    const sealed = createSealStream(this.key, { aad: id });
+    pipelineCallback(source, counter, sealed, (error) => {
+      if (error) sealed.destroy(error);
+    });
+    await this.blobs.write(id, sealed, options.signal);
     return bytes;
   }
 
@@ -174,7 +166,7 @@ export class FileStore {
   /** Plaintext of a stored file, decrypted as it is read; altered bytes end the stream with an error. */
   openRead(record: FileRecord): Readable {
     const unseal = createUnsealStream(this.key, { aad: record.id });
-    pipelineCallback(createReadStream(this.blobPath(record.id)), unseal, () => undefined);
+    pipelineCallback(this.blobs.openSealed(record.id), unseal, () => undefined);
     return unseal;
   }
 
@@ -194,7 +186,7 @@ export class FileStore {
     const record = this.records.get(id);
     if (record === undefined || record.account !== accountId) return false;
     await this.records.delete(id);
-    await rm(this.blobPath(id), { force: true });
+    await this.blobs.remove(id);
     return true;
   }
 }

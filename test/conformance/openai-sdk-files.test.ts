@@ -1,9 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/admin/accounts-admin.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { storedFileBytes, storedFileIds } from '../helpers/stored-files.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -49,9 +50,9 @@ describe('official openai SDK: files', () => {
     expect((await sdkError(client.files.retrieve(created.id))).status).toBe(404);
   });
 
-  it('stores the bytes encrypted: nothing of the plaintext on disk', async () => {
+  it('stores the bytes encrypted: nothing of the plaintext on disk (or in the database)', async () => {
     const created = await gw.openai().files.create({ file: await toFile(Buffer.from(jsonl), 'input.jsonl'), purpose: 'user_data' });
-    const blob = await readFile(path.join(gw.dataDir, 'files', created.id));
+    const blob = await storedFileBytes(gw, created.id);
     expect(blob.includes(Buffer.from('secret words'))).toBe(false);
     expect(blob.length).toBeGreaterThan(Buffer.byteLength(jsonl));
     expect(await readdir(path.join(gw.dataDir, 'tmp'))).toEqual([]);
@@ -131,7 +132,7 @@ describe('upload size limit (config files.max_upload_bytes)', () => {
       expect(error.status).toBe(413);
       expect((error.error as { code: string }).code).toBe('VALIDATION_4013');
       expect(await readdir(path.join(small.dataDir, 'tmp'))).toEqual([]);
-      expect(await readdir(path.join(small.dataDir, 'files'))).toEqual([]);
+      expect(await storedFileIds(small)).toEqual([]);
       await expect(small.openai().files.create({ file: await toFile(Buffer.alloc(1000, 0x61), 'fits.txt'), purpose: 'user_data' })).resolves.toMatchObject({ bytes: 1000 });
     } finally {
       await small.close();

@@ -1,0 +1,61 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/**
+ * Where a file's sealed bytes live (FileStore keeps records and sealing; this keeps bytes). Two
+ * implementations, chosen in the composition root: the data dir (files/<id>) and PostgreSQL in
+ * team mode (postgres-file-bytes.ts).
+ */
+export interface FileBytes {
+  /** Stores `sealed` under `id`, streaming; on failure nothing of it stays. */
+  write(id: string, sealed: Readable, signal?: AbortSignal): Promise<void>;
+  /** Stores a sealed temp file (the upload endpoint's) under `id`; the temp file is gone afterwards. */
+  adopt(id: string, sealedPath: string): Promise<void>;
+  /** The sealed bytes, streamed. */
+  openSealed(id: string): Readable;
+  remove(id: string): Promise<void>;
+  /** Removes bytes no record names (a crash between the bytes and the record). */
+  removeOrphans(known: (id: string) => boolean): Promise<void>;
+}
+
+/** Sealed blobs under `<data dir>/files/<id>`, written to `<id>.part` and renamed once complete and synced. */
+export class DataDirFileBytes implements FileBytes {
+  constructor(private readonly folder: string) {}
+
+  private blobPath(id: string): string {
+    return path.join(this.folder, id);
+  }
+
+  async write(id: string, sealed: Readable, signal?: AbortSignal): Promise<void> {
+    const partPath = `${this.blobPath(id)}.part`;
+    const out = createWriteStream(partPath, { flags: 'wx', mode: 0o600, flush: true });
+    try {
+      await pipeline(sealed, out, ...(signal ? ([{ signal }] as const) : []));
+      await rename(partPath, this.blobPath(id));
+    } catch (error) {
+      await rm(partPath, { force: true });
+      throw error;
+    }
+  }
+
+  adopt(id: string, sealedPath: string): Promise<void> {
+    return rename(sealedPath, this.blobPath(id));
+  }
+
+  openSealed(id: string): Readable {
+    return createReadStream(this.blobPath(id));
+  }
+
+  remove(id: string): Promise<void> {
+    return rm(this.blobPath(id), { force: true });
+  }
+
+  async removeOrphans(known: (id: string) => boolean): Promise<void> {
+    for (const name of await readdir(this.folder)) {
+      if (!known(name)) await rm(path.join(this.folder, name), { force: true });
+    }
+  }
+}
