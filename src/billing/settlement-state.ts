@@ -21,6 +21,12 @@ export function emptySettlement(): SettlementFile {
  */
 export interface SettlementState {
   /**
+   * Team mode: other instances settle from the same state, so size changes are written into it
+   * as they happen (an instance that ticks first must not meter a new size from its own later
+   * observation); the data dir batches them until the next tick.
+   */
+  shared: boolean;
+  /**
    * Runs `change` on the current state, alone (no other settlement of any instance changes it
    * meanwhile), and saves what it leaves before resolving.
    */
@@ -34,6 +40,7 @@ export async function fileSettlementState(dataDir: string): Promise<SettlementSt
   const state: SettlementFile = { version: 1, meter: saved?.meter ?? emptyMeterState(), negative_since: saved?.negative_since ?? {} };
   let chain: Promise<unknown> = Promise.resolve();
   return {
+    shared: false,
     update(change) {
       const run = async () => {
         const result = await change(state);

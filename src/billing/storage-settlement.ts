@@ -81,7 +81,9 @@ export class StorageSettlement {
   /** Settles what is due (days missed while down included), then follows size changes and the clock. */
   async start(): Promise<void> {
     this.unsubscribe = this.options.storage.onSizeChange((storeId) => {
-      if (!this.closed) this.changed.set(storeId, this.options.clock.now());
+      if (this.closed) return;
+      this.changed.set(storeId, this.options.clock.now());
+      if (this.options.state.shared) void this.flushChanges();
     });
     await this.tick();
   }
@@ -96,6 +98,17 @@ export class StorageSettlement {
         this.options.logger.error('storage settlement failed', { error: String(error) });
       }
       this.schedule();
+    };
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Writes the size changes noticed so far into the state (team mode: at once, see SettlementState.shared). */
+  private flushChanges(): Promise<void> {
+    const run = async () => {
+      if (this.changed.size === 0) return;
+      await this.options.state.update((state) => this.observeChanges(new StorageMeter(state.meter))).catch((error: unknown) => this.options.logger.warn('storage settlement: could not record a size change; the next check re-reads sizes', { error: String(error) }));
     };
     const next = this.chain.then(run, run);
     this.chain = next.catch(() => undefined);

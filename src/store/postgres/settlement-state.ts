@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from './transaction.js';
 import { emptySettlement, type SettlementFile, type SettlementState } from '../../billing/settlement-state.js';
 
 /**
@@ -9,23 +10,15 @@ import { emptySettlement, type SettlementFile, type SettlementState } from '../.
  */
 export function postgresSettlementState(pool: pg.Pool): SettlementState {
   return {
-    async update(change) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+    shared: true,
+    update: (change) =>
+      inTransaction(pool, async (client) => {
         await client.query('INSERT INTO igw_storage_settlement (id, state) VALUES (1, $1) ON CONFLICT DO NOTHING', [JSON.stringify(emptySettlement())]);
         const { rows } = await client.query<{ state: SettlementFile }>('SELECT state FROM igw_storage_settlement WHERE id = 1 FOR UPDATE');
         const state = rows[0]!.state;
         const result = await change(state);
         await client.query('UPDATE igw_storage_settlement SET state = $1 WHERE id = 1', [JSON.stringify(state)]);
-        await client.query('COMMIT');
         return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+      }),
   };
 }

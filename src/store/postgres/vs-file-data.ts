@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { LeaseLost } from '../../vector-stores/contents.js';
+import { inTransaction } from './transaction.js';
 
 /** The channel on which every committed or removed file (and every dropped store) is announced. */
 export const VS_CHANGES_CHANNEL = 'igw_vs_changes';
@@ -23,21 +24,6 @@ export interface ChangeNotice {
 
 export class DimensionMismatch extends Error {}
 
-
-async function inTransaction<T>(pool: pg.Pool, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await run(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** Takes the store's next sequence number (under its row lock: sequence order is commit order). */
 async function nextSeq(client: pg.ClientBase, storeId: string, dimensions: number | null): Promise<number> {
