@@ -24,7 +24,8 @@ describe('team mode: the vault on one PostgreSQL, two gateways', () => {
     const vaultB = b.gateway.app.store.vault;
     expect(await vaultB.exists('default')).toBe(false);
     const saved = await (await vaultA.unlock('default', 'the team passphrase', { create: true })).put('blueprint', { name: 'reviewer', system: 'review the diff' });
-    await eventually(() => vaultB.exists('default'), 5000);
+    // The vault's creation and the blueprint are two writes: wait for the second.
+    await eventually(async () => (await vaultB.exists('default')) && (await vaultB.unlock('default', 'the team passphrase')).get('blueprint', saved.id) !== undefined, 5000);
     const onB = await vaultB.unlock('default', 'the team passphrase');
     expect(onB.get('blueprint', saved.id)?.document).toEqual({ name: 'reviewer', system: 'review the diff' });
     await expect(vaultB.unlock('default', 'another passphrase')).rejects.toMatchObject({ reason: 'wrong-key' });
