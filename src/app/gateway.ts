@@ -174,7 +174,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
     started = true;
-    if (store.kind === 'postgres') {
+    if (store.kind === 'postgres' && NOT_SHARED_YET.length > 0) {
       // Issue 19 is landing in slices: say at start what is not shared between instances yet.
       logger.warn('team mode: keys, accounts, balances, the request log, files, batches and vector stores are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
         not_shared: NOT_SHARED_YET,

@@ -33,7 +33,7 @@ interface ItemRecord {
   sealed: Sealed;
 }
 
-interface VaultDocument {
+export interface VaultDocument {
   version: 1;
   account: string;
   kdf: KdfParams;
@@ -67,20 +67,34 @@ function itemAad(account: string, kind: VaultKind, id: string): string {
   return `igw-vault:${account}:${kind}:${id}`;
 }
 
+/** One account's vault document as stored: change `value` (or what it holds), then `write()`. */
+export interface VaultFile {
+  value: VaultDocument | null;
+  write(): Promise<void>;
+}
+
+/** Opens an account's vault document: a JSON file in the data dir, or a row in team mode (team-vault-files.ts). */
+export type VaultFiles = (account: string) => Promise<VaultFile>;
+
 export class Vault {
-  private readonly files = new Map<string, Promise<JsonDocument<VaultDocument | null>>>();
+  private readonly files = new Map<string, Promise<VaultFile>>();
   /** Derived keys by hash of (account, salt, vault key): scrypt runs once per key, not per request. */
   private readonly keys = new Map<string, Promise<Buffer>>();
+
+  private readonly openFile: VaultFiles;
 
   constructor(
     private readonly dataDir: string,
     private readonly kdfCost?: { N: number; r: number; p: number },
-  ) {}
+    openFile?: VaultFiles,
+  ) {
+    this.openFile = openFile ?? ((account) => JsonDocument.open<VaultDocument | null>(path.join(this.dataDir, 'vault'), Buffer.from(account, 'utf8').toString('hex'), null));
+  }
 
-  private file(account: string): Promise<JsonDocument<VaultDocument | null>> {
+  private file(account: string): Promise<VaultFile> {
     let file = this.files.get(account);
     if (file === undefined) {
-      file = JsonDocument.open<VaultDocument | null>(path.join(this.dataDir, 'vault'), Buffer.from(account, 'utf8').toString('hex'), null);
+      file = this.openFile(account);
       this.files.set(account, file);
       file.catch(() => this.files.delete(account));
     }
@@ -138,7 +152,7 @@ export class Vault {
 /** A vault opened with the right key: read and change its items. */
 export class UnlockedVault {
   constructor(
-    private readonly file: JsonDocument<VaultDocument | null>,
+    private readonly file: VaultFile,
     private readonly document: VaultDocument,
     private readonly key: Buffer,
   ) {}

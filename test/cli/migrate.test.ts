@@ -71,13 +71,14 @@ describe('igw migrate', () => {
     expect(report.from_data_dir).toMatchObject({ copied: { keys: 1, accounts: 2, request_log_lines: 2 }, skipped: { keys: 0, accounts: 0, request_log_lines: 0 } });
     expect(report.from_data_dir!.not_copied).toEqual(expect.arrayContaining([...NOT_SHARED_YET]));
     expect(report.from_data_dir!.not_copied).not.toContain('batches');
+    expect(report.from_data_dir!.not_copied).toEqual(expect.arrayContaining(['files', 'vault (blueprints, skills)']));
 
     const again = await igw(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir], team());
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('copied from');
     expect(again.stdout).toContain('0 keys, 0 accounts with their balances, 0 request log lines');
     expect(again.stdout).toContain('1 keys, 2 accounts, 2 request log lines');
-    expect(again.stdout).toContain(`not copied (not shared in team mode yet; they stay in the data dir): ${report.from_data_dir!.not_copied.join(', ')}`);
+    expect(again.stdout).toContain(`not copied by this version (they stay in the data dir): ${report.from_data_dir!.not_copied.join(', ')}`);
 
     // A team instance on another data dir: the copied key works, the balances and the log are there.
     const teamEnv = { env: { DATABASE_URL: databaseUrl, IGW_DATA_DIR: path.join(sandbox.root, 'team-data'), IGW_DATA_KEY: TEAM_TEST_DATA_KEY } };

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { createVaultItem } from '../../src/vault/vault-admin.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, startTestGateway, upstreamConfig, type TestGateway } from '../helpers/gateway.js';
+import { storedVaultTexts } from '../helpers/stored-files.js';
 
 /** Blueprints and skills through the official openai SDK: inline and from the vault, every finish reason. */
 
@@ -277,12 +278,10 @@ describe('vault: blueprint_id and skill_ids', () => {
     expect(lastUpstreamBody().messages[0]).toEqual({ role: 'system', content: 'Inline wins.' });
   });
 
-  it('the vault file holds no readable document', async () => {
-    const { readdir, readFile } = await import('node:fs/promises');
-    const folder = `${igw.dataDir}/vault`;
-    const files = await readdir(folder);
-    expect(files.length).toBe(1);
-    const text = await readFile(`${folder}/${files[0]}`, 'utf8');
+  it('the vault file (or its row in team mode) holds no readable document', async () => {
+    const texts = await storedVaultTexts(igw);
+    expect(texts.length).toBe(1);
+    const text = texts[0]!;
     expect(text).not.toContain('support');
     expect(text).not.toContain('get_weather');
     expect(text).toContain('scrypt');

@@ -27,3 +27,11 @@ export async function storedFileIds(gw: TestGateway): Promise<string[]> {
   if (store.kind !== 'postgres') return readdir(path.join(gw.dataDir, 'files'));
   return (await query<{ file_id: string }>(store.url, 'SELECT DISTINCT file_id FROM igw_file_parts')).map((row) => row.file_id);
 }
+
+/** Each account's vault document as stored (text): the data dir's vault files, or the team's rows. */
+export async function storedVaultTexts(gw: TestGateway): Promise<string[]> {
+  const store = gw.config.store;
+  if (store.kind === 'postgres') return (await query<{ value: string }>(store.url, "SELECT value::text AS value FROM igw_records WHERE collection = 'vault'")).map((row) => row.value);
+  const folder = path.join(gw.dataDir, 'vault');
+  return Promise.all((await readdir(folder)).map((name) => readFile(path.join(folder, name), 'utf8')));
+}

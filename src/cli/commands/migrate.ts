@@ -22,7 +22,7 @@ function describeCopy(copy: DataDirCopy): string {
   return [
     `copied from ${copy.data_dir}: ${copied.keys} keys, ${copied.accounts} accounts with their balances, ${copied.request_log_lines} request log lines, ${copied.batches} batches (${copied.batch_rows} rows of batches still running), ${copied.vector_stores} vector stores (${copied.vector_store_files} files, ${copied.vector_store_chunks} chunks)`,
     `already in the database (kept as they are): ${skipped.keys} keys, ${skipped.accounts} accounts, ${skipped.request_log_lines} request log lines, ${skipped.batches} batches, ${skipped.vector_stores} vector stores`,
-    `not copied (not shared in team mode yet; they stay in the data dir): ${copy.not_copied.join(', ')}`,
+    `not copied by this version (they stay in the data dir): ${copy.not_copied.join(', ')}`,
   ].join('\n');
 }
 
@@ -30,7 +30,7 @@ export function registerMigrate(program: Command, globals: () => GlobalOptions):
   program
     .command('migrate')
     .description('team mode: bring the PostgreSQL schema up to date (igw serve also does at start), and copy a local data dir into it')
-    .option('--from-data-dir <dir>', `copy keys (hashed), accounts with balances and the request log of a local data dir; not yet: ${NOT_SHARED_YET.join(', ')}`)
+    .option('--from-data-dir <dir>', `copy keys (hashed), accounts with balances and the request log of a local data dir; not yet: ${[...NOT_SHARED_YET, 'files', 'vault'].join(', ')}`)
     .option('--json', 'print {applied, from_data_dir?}: the migrations applied now; what was copied, skipped and not copied')
     .addHelpText(
       'after',

@@ -76,8 +76,8 @@ export async function copyDataDir(dataDir: string, url: string): Promise<DataDir
         data_dir: origin,
         copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines, ...batches.copied, ...vectorStores.copied },
         skipped: { keys: keys.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines, ...batches.skipped, ...vectorStores.skipped },
-        // Files are shared in team mode but not copied from a data dir yet (issue 19, igw migrate).
-        not_copied: [...NOT_SHARED_YET, 'files'],
+        // Files and the vault are shared in team mode but not copied from a data dir yet (issue 19 item 3).
+        not_copied: [...NOT_SHARED_YET, 'files', 'vault (blueprints, skills)'],
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

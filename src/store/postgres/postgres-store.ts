@@ -8,14 +8,15 @@ import { PostgresAccountRepository } from './account-repository.js';
 import { ChangeFeed } from './change-feed.js';
 import { PostgresKeyRepository } from './key-repository.js';
 import { migrateDatabase } from './migrate.js';
-import { collectionOpener, type CollectionOpener } from './pg-collection.js';
+import { collectionOpener, PostgresCollection, type CollectionOpener } from './pg-collection.js';
+import { teamVaultFiles, type VaultRecord } from '../../vault/team-vault-files.js';
 import { RecordFeed } from './record-feed.js';
 import { checkTeamDataKey } from './team-data-key.js';
 import { PostgresRequestLog } from './request-log.js';
 
 /** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
-export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log', 'files', 'batches', 'vector stores'] as const;
-export const NOT_SHARED_YET = ['vault (blueprints, skills)'] as const;
+export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log', 'files', 'batches', 'vector stores', 'vault (blueprints, skills)'] as const;
+export const NOT_SHARED_YET: readonly string[] = [];
 
 /** A pool whose idle-client errors (a restarted server) are logged, not thrown (node-postgres would crash the process). */
 export function openPool(url: string, logger: Logger): pg.Pool {
@@ -60,6 +61,8 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
     await feed.start();
     await keys.load();
     await accounts.load();
+    // Each account's vault is a record of the shared collection: every instance reads it.
+    const vaultRecords = await PostgresCollection.open<VaultRecord>(pool, records, 'vault', { key: (record) => record.account });
     const requestLog = new PostgresRequestLog(pool, (error) => logger.error('request log write failed', { error: String(error) }));
     return {
       kind: 'postgres',
@@ -69,11 +72,12 @@ export async function openPostgresStore(dataDir: string, url: string, logger: Lo
       accounts,
       requestLog,
       collections: collectionOpener(pool, records),
-      vault: new Vault(dataDir),
+      vault: new Vault(dataDir, undefined, teamVaultFiles(vaultRecords)),
       logFolder: path.join(dataDir, 'logs'),
       async close() {
         await requestLog.close();
         await accounts.flush();
+        await vaultRecords.close();
         await feed.close();
         await pool.end();
       },
