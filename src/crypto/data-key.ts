@@ -126,6 +126,15 @@ export function requireTeamDataKey(env: NodeJS.ProcessEnv): void {
   );
 }
 
+/**
+ * The team's data key (DESIGN §4 "Team mode"): IGW_DATA_KEY, required, as a key or a passphrase,
+ * read the way every team instance reads it. `igw migrate --from-data-dir` seals under it.
+ */
+export function teamDataKey(env: NodeJS.ProcessEnv): Promise<Buffer> {
+  requireTeamDataKey(env);
+  return keyFromEnvironment(env[DATA_KEY_ENV]!, DATA_KEY_ENV);
+}
+
 /** The check value sealed under `key`: stored once, it tells a later start with another key at once. */
 export function sealKeyCheck(key: Buffer): Buffer {
   return seal(key, Buffer.from(CHECK_TEXT), CHECK_FILE);

@@ -163,6 +163,11 @@ export class FileStore {
     return { data: files.slice(0, limit).map((record) => ({ ...record })), has_more: files.length > limit };
   }
 
+  /** Every account's records, oldest first (`igw migrate --from-data-dir` copies them all). */
+  all(): FileRecord[] {
+    return [...this.records.values()].map((record) => ({ ...record }));
+  }
+
   /** Plaintext of a stored file, decrypted as it is read; altered bytes end the stream with an error. */
   openRead(record: FileRecord): Readable {
     const unseal = createUnsealStream(this.key, { aad: record.id });

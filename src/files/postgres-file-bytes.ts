@@ -11,6 +11,34 @@ export const PART_BYTES = 1024 * 1024;
 const ORPHAN_AGE = '1 hour';
 
 /**
+ * Writes a file's sealed bytes as parts of about PART_BYTES, on `client` inside the caller's
+ * transaction: an upload's own, or `igw migrate --from-data-dir`'s (copy-files.ts).
+ */
+export async function writeFileParts(client: pg.ClientBase, id: string, sealed: Readable, signal?: AbortSignal): Promise<void> {
+  let part = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    await client.query('INSERT INTO igw_file_parts (file_id, part, bytes) VALUES ($1, $2, $3)', [id, part, Buffer.concat(pending)]);
+    part += 1;
+    pending = [];
+    pendingBytes = 0;
+  };
+  await pipeline(
+    sealed,
+    async (chunks: AsyncIterable<Buffer>) => {
+      for await (const chunk of chunks) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= PART_BYTES) await flush();
+      }
+      if (pendingBytes > 0 || part === 0) await flush();
+    },
+    ...(signal ? ([{ signal }] as const) : []),
+  );
+}
+
+/**
  * Team mode (issue 19; DESIGN §4): sealed file bytes in PostgreSQL (`igw_file_parts`), so every
  * instance serves every file. An upload's parts go in one transaction: a failed or interrupted
  * upload leaves nothing behind, and no part is visible before the whole file is. Reads fetch one
@@ -24,27 +52,7 @@ export class PostgresFileBytes implements FileBytes {
     let failed: unknown;
     try {
       await client.query('BEGIN');
-      let part = 0;
-      let pending: Buffer[] = [];
-      let pendingBytes = 0;
-      const flush = async () => {
-        await client.query('INSERT INTO igw_file_parts (file_id, part, bytes) VALUES ($1, $2, $3)', [id, part, Buffer.concat(pending)]);
-        part += 1;
-        pending = [];
-        pendingBytes = 0;
-      };
-      await pipeline(
-        sealed,
-        async (chunks: AsyncIterable<Buffer>) => {
-          for await (const chunk of chunks) {
-            pending.push(chunk);
-            pendingBytes += chunk.length;
-            if (pendingBytes >= PART_BYTES) await flush();
-          }
-          if (pendingBytes > 0 || part === 0) await flush();
-        },
-        ...(signal ? ([{ signal }] as const) : []),
-      );
+      await writeFileParts(client, id, sealed, signal);
       await client.query('COMMIT');
     } catch (error) {
       failed = error;

@@ -2,7 +2,6 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../src/store/postgres/migrate.js';
-import { NOT_SHARED_YET } from '../../src/store/postgres/postgres-store.js';
 import { chat, cleanupAll, igw, igwJson, makeSandbox, startServer, type Sandbox } from '../helpers/cli.js';
 import { TEAM_TEST_DATA_KEY } from '../helpers/data-key-env.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -57,7 +56,7 @@ describe('igw migrate', () => {
     expect(down.stderr).toMatch(/cannot use PostgreSQL at postgres:\/\/127\.0\.0\.1:9\/igw.*pg_isready/s);
   });
 
-  it('--from-data-dir copies keys (still valid), accounts with balances and the request log, names what it did not copy, and copies once', async () => {
+  it('--from-data-dir copies keys (still valid), accounts with balances and the request log, leaves nothing uncopied, and copies once', async () => {
     const key = await igwJson<{ id: string; key: string }>(sandbox, ['keys', 'create', '--name', 'laptop', '--json']);
     await igwJson(sandbox, ['accounts', 'create', 'acme', '--json']);
     await igwJson(sandbox, ['accounts', 'set', 'acme', '--credits', '12.5', '--json']);
@@ -66,19 +65,18 @@ describe('igw migrate', () => {
     expect((await chat(local.url, key.key)).status).toBe(200);
     expect((await local.stop('SIGTERM')).exitCode).toBe(0);
 
-    const report = await igwJson<MigrateReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], team());
+    const copying = { env: { DATABASE_URL: databaseUrl, IGW_DATA_KEY: TEAM_TEST_DATA_KEY } };
+    const report = await igwJson<MigrateReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], copying);
     expect(report.applied.length).toBeGreaterThan(0);
     expect(report.from_data_dir).toMatchObject({ copied: { keys: 1, accounts: 2, request_log_lines: 2 }, skipped: { keys: 0, accounts: 0, request_log_lines: 0 } });
-    expect(report.from_data_dir!.not_copied).toEqual(expect.arrayContaining([...NOT_SHARED_YET]));
-    expect(report.from_data_dir!.not_copied).not.toContain('batches');
-    expect(report.from_data_dir!.not_copied).toEqual(expect.arrayContaining(['files', 'vault (blueprints, skills)']));
+    expect(report.from_data_dir!.not_copied).toEqual([]);
 
-    const again = await igw(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir], team());
+    const again = await igw(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir], copying);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('copied from');
     expect(again.stdout).toContain('0 keys, 0 accounts with their balances, 0 request log lines');
     expect(again.stdout).toContain('1 keys, 2 accounts, 2 request log lines');
-    expect(again.stdout).toContain(`not copied by this version (they stay in the data dir): ${report.from_data_dir!.not_copied.join(', ')}`);
+    expect(again.stdout).not.toContain('not copied');
 
     // A team instance on another data dir: the copied key works, the balances and the log are there.
     const teamEnv = { env: { DATABASE_URL: databaseUrl, IGW_DATA_DIR: path.join(sandbox.root, 'team-data'), IGW_DATA_KEY: TEAM_TEST_DATA_KEY } };

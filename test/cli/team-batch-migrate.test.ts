@@ -47,14 +47,15 @@ describe('igw migrate --from-data-dir: batches', () => {
     expect((await local.stop('SIGTERM')).exitCode).toBe(0);
     const callsBefore = upstream.requests.length;
 
-    const report = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json']);
+    // The team's key is the data dir's own (vault.key) here: opened and sealed with one key.
+    const dataKey = (await readFile(path.join(sandbox.dataDir, 'vault.key'), 'utf8')).trim();
+    const report = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], { env: { IGW_DATA_KEY: dataKey } });
     expect(report.from_data_dir.copied).toMatchObject({ batches: 2, batch_rows: rows });
     expect(report.from_data_dir.skipped).toMatchObject({ batches: 0 });
-    const again = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json']);
+    const again = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], { env: { IGW_DATA_KEY: dataKey } });
     expect(again.from_data_dir).toMatchObject({ copied: { batches: 0, batch_rows: 0 }, skipped: { batches: 2 } });
 
     // A team instance (its own data dir, the data dir's key as the team's key) finishes the running batch.
-    const dataKey = (await readFile(path.join(sandbox.dataDir, 'vault.key'), 'utf8')).trim();
     const team = await startServer(sandbox, ['--config', teamConfig], { env: { IGW_DATA_DIR: path.join(sandbox.root, 'team-data'), IGW_DATA_KEY: dataKey }, settle: false });
     const onTeam = new OpenAI({ apiKey: key, baseURL: `${team.url}/v1`, maxRetries: 0 });
     expect((await onTeam.batches.retrieve(small.id)).status).toBe('succeeded');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teamDataKey } from '../../src/crypto/data-key.js';
 import { copyDataDir } from '../../src/store/postgres/copy-data-dir.js';
 import { migrateDatabase } from '../../src/store/postgres/migrate.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -55,12 +56,14 @@ describe('team mode: a data dir’s vector stores copied into PostgreSQL', () =>
 
     const url = await postgres.createDatabase();
     await migrateDatabase(url);
-    const copy = await copyDataDir(local.dataDir, url);
+    // The data dir ran with the team's key (IGW_DATA_KEY above): the same key opens and seals.
+    const keys = { source: await teamDataKey(process.env), team: await teamDataKey(process.env) };
+    const copy = await copyDataDir(local.dataDir, url, keys);
     expect(copy.copied).toMatchObject({ vector_stores: 2, vector_store_files: 4 });
     expect(copy.copied.vector_store_chunks).toBeGreaterThanOrEqual(3);
     expect(copy.not_copied).not.toContain('vector stores');
     // A second copy keeps what is there.
-    expect((await copyDataDir(local.dataDir, url)).skipped).toMatchObject({ vector_stores: 2 });
+    expect((await copyDataDir(local.dataDir, url, keys)).skipped).toMatchObject({ vector_stores: 2 });
 
     answering = true;
     let team: TestGateway | undefined;

@@ -6,18 +6,13 @@ import { sealFileData } from '../../vector-stores/replicated-contents.js';
 import { fileKey, VectorStoreRepository } from '../../vector-stores/repository.js';
 import { keySealer } from '../../vector-stores/sealer.js';
 import { folderSourcePlace, SourceBlobs, sourceAad } from '../../vector-stores/source-blobs.js';
+import { insertRecord } from './copy-records.js';
 import { writeFileData, writeSource } from './vs-file-data.js';
 
 export interface VectorStoresCopy {
   copied: { vector_stores: number; vector_store_files: number; vector_store_chunks: number };
   /** Stores already in the database (same id), kept as they are. */
   skipped: { vector_stores: number };
-}
-
-/** A record into a PostgresCollection's table (pg-collection.ts), unless its key is there already. */
-async function insertRecord(client: pg.ClientBase, collection: string, key: string, record: object): Promise<boolean> {
-  const inserted = await client.query('INSERT INTO igw_records (collection, key, value) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING', [collection, key, JSON.stringify(record)]);
-  return inserted.rowCount === 1;
 }
 
 /**
