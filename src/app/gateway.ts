@@ -8,11 +8,9 @@ import { UpstreamMcpServers } from '../mcp/upstream-servers.js';
 import { VERSION } from '../util/version.js';
 import { BatchService } from '../batches/batch-service.js';
 import type { Batches } from '../batches/batches-port.js';
-import { TeamBatchService } from '../batches/team-batch-service.js';
 import { Catalog } from '../catalog/catalog.js';
 import { loadDataKey } from '../crypto/data-key.js';
 import { FileStore } from '../files/file-store.js';
-import { PostgresFileBytes } from '../files/postgres-file-bytes.js';
 import { describeConfigSource, type Config } from '../config/load.js';
 import { adminOperations } from '../control/admin-operations.js';
 import { controlSocketPath } from '../control/socket-path.js';
@@ -24,10 +22,7 @@ import { ProviderRegistry } from '../providers/registry.js';
 import { RouteHealth } from '../routing/health.js';
 import { ensureDataDir } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
-import { NOT_SHARED_YET } from '../store/postgres/postgres-store.js';
-import { postgresSettlementState } from '../store/postgres/settlement-state.js';
 import { openStore } from '../store/store.js';
-import { openSharedLimits } from '../store/redis/shared-limits.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { randomIds, type IdGenerator } from '../util/ids.js';
@@ -37,7 +32,6 @@ import { documentTools } from '../vector-stores/default-document-tools.js';
 import { embedTexts } from '../vector-stores/embedder.js';
 import { openLocalBacking } from '../vector-stores/backing.js';
 import { VectorStoreService } from '../vector-stores/service.js';
-import { openTeamBacking } from '../vector-stores/team-backing.js';
 import { vectorStoreStorage } from '../vector-stores/storage-usage.js';
 import { Activity } from './activity.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
@@ -90,18 +84,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => providers.close());
     const clock = options.clock ?? systemClock;
     const ids = options.ids ?? randomIds;
+    // Team mode's modules load only in team mode (team-parts.ts).
+    const team = 'pool' in store ? await import('./team-parts.js') : null;
     const vectorStoreBacking =
-      'pool' in store && options.config.store.kind === 'postgres'
-        ? await openTeamBacking({ pool: store.pool, collections: store.collections, url: options.config.store.url, dataDir: options.dataDir, dataKey, leaseMs: options.config.vector_stores.ingest_lease_ms, logger })
+      team !== null && 'pool' in store && options.config.store.kind === 'postgres'
+        ? await team.openTeamBacking({ pool: store.pool, collections: store.collections, url: options.config.store.url, dataDir: options.dataDir, dataKey, leaseMs: options.config.vector_stores.ingest_lease_ms, logger })
         : await openLocalBacking(options.dataDir, dataKey);
     const vectorStores = VectorStoreService.open({ backing: vectorStoreBacking, clock, ids, logger });
     cleanups.push(() => vectorStores.close());
     // Team mode: file records and bytes in PostgreSQL, so every instance serves every file.
-    const files = 'pool' in store ? await FileStore.openTeam(store.collections, new PostgresFileBytes(store.pool), dataKey, clock, ids) : await FileStore.open(options.dataDir, dataKey, clock, ids);
+    const files = team !== null && 'pool' in store ? await FileStore.openTeam(store.collections, new team.PostgresFileBytes(store.pool), dataKey, clock, ids) : await FileStore.open(options.dataDir, dataKey, clock, ids);
     cleanups.push(() => files.close());
     const batchDeps = { config: options.config, files, key: dataKey, clock, ids, logger };
     // Team mode: batches and their rows in PostgreSQL, run by every instance under leases (issue 19).
-    const batches: Batches = 'pool' in store ? new TeamBatchService({ ...batchDeps, pool: store.pool }) : await BatchService.open({ ...batchDeps, dataDir: options.dataDir });
+    const batches: Batches = team !== null && 'pool' in store ? new team.TeamBatchService({ ...batchDeps, pool: store.pool }) : await BatchService.open({ ...batchDeps, dataDir: options.dataDir });
     // Before the store closes: rows in flight stop and the batch records are saved.
     cleanups.push(() => batches.close());
     const mcpServers = new UpstreamMcpServers(options.config.mcp_servers, logger, VERSION);
@@ -109,7 +105,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     cleanups.push(() => mcpServers.close());
     const routeHealth = new RouteHealth(clock);
     // Team mode: rate limits and route cooldowns in Redis when the config names one.
-    const sharedLimits = options.config.redis === undefined ? null : await openSharedLimits(options.config.redis.url, routeHealth, logger);
+    const sharedLimits = options.config.redis === undefined ? null : await (await import('../store/redis/shared-limits.js')).openSharedLimits(options.config.redis.url, routeHealth, logger);
     if (sharedLimits !== null) cleanups.push(() => sharedLimits.close());
     const app: AppContext = {
       config: options.config,
@@ -155,7 +151,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
     batches.start({ executes: batchExecutes({ ...app, accounts: store.accounts, vault: store.vault, recordLog }), tasks: app.activity });
     const storageSettlement = StorageSettlement.open({
-      state: 'pool' in store ? postgresSettlementState(store.pool) : await fileSettlementState(options.dataDir),
+      state: team !== null && 'pool' in store ? team.postgresSettlementState(store.pool) : await fileSettlementState(options.dataDir),
       config: options.config,
       accounts: store.accounts,
       ledger: app.ledger,
@@ -174,12 +170,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const http = await startHttpServer(app, ROUTES, options.port ?? options.config.server.port, options.host ?? options.config.server.host);
     cleanups.push(() => http.close(options.config.server.shutdown_grace_ms));
     started = true;
-    if (store.kind === 'postgres' && NOT_SHARED_YET.length > 0) {
-      // Issue 19 is landing in slices: say at start what is not shared between instances yet.
-      logger.warn('team mode: keys, accounts, balances, the request log, files, batches and vector stores are shared through PostgreSQL; not shared yet (kept in this instance\'s data dir)', {
-        not_shared: NOT_SHARED_YET,
-      });
-    }
     logger.info('gateway started', {
       url: http.url,
       data_dir: options.dataDir,

@@ -7,7 +7,7 @@ import { RequestLog } from './request-log.js';
 import { Vault } from '../vault/vault.js';
 import type { StoreConfig } from '../config/schema.js';
 import { createJsonLogger, type Logger } from '../util/logger.js';
-import { openPostgresStore, type PostgresStore } from './postgres/postgres-store.js';
+import type { PostgresStore } from './postgres/postgres-store.js';
 import type { CollectionOpener } from './postgres/pg-collection.js';
 import type { AccountRepositoryPort, KeyRepositoryPort, RequestLogPort } from './repositories.js';
 
@@ -38,7 +38,11 @@ function applyJournalEntry(record: AccountRecord, entry: JournalEntry): void {
  * `dataKey` (igw serve) a team store first checks it is the team's (postgres/team-data-key.ts).
  */
 export async function openStore(dataDir: string, config: StoreConfig = { kind: 'json' }, logger?: Logger, dataKey?: Buffer): Promise<Store | PostgresStore> {
-  if (config.kind === 'postgres') return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger(), dataKey);
+  if (config.kind === 'postgres') {
+    // Loaded on demand: node-postgres is team mode's alone (app/team-parts.ts says why).
+    const { openPostgresStore } = await import('./postgres/postgres-store.js');
+    return openPostgresStore(dataDir, config.url, logger ?? createJsonLogger(), dataKey);
+  }
   await ensureDataDir(dataDir, 'logs');
   const logFolder = path.join(dataDir, 'logs');
   const keys = await KeyRepository.open(dataDir);

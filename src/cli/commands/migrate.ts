@@ -2,9 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DataKeyError, teamDataKey } from '../../crypto/data-key.js';
-import { copyDataDir, type DataDirCopy } from '../../store/postgres/copy-data-dir.js';
-import { sourceDataKey } from '../../store/postgres/copy-source-key.js';
-import { migrateDatabase } from '../../store/postgres/migrate.js';
+import type { DataDirCopy } from '../../store/postgres/copy-data-dir.js';
 import { DataDirLockedError } from '../../store/lock.js';
 import { loadCliConfig, type GlobalOptions } from '../global-options.js';
 import { printJson, printResult } from '../output.js';
@@ -57,6 +55,12 @@ export function registerMigrate(program: Command, globals: () => GlobalOptions):
       let applied: string[];
       let copy: DataDirCopy | undefined;
       try {
+        // Loaded here, not with the CLI: node-postgres and the migration tool are this command's alone.
+        const [{ copyDataDir }, { sourceDataKey }, { migrateDatabase }] = await Promise.all([
+          import('../../store/postgres/copy-data-dir.js'),
+          import('../../store/postgres/copy-source-key.js'),
+          import('../../store/postgres/migrate.js'),
+        ]);
         // Keys first: a missing or wrong key is said before the database is touched.
         const keys = source === undefined ? undefined : { team: await teamDataKey(process.env), source: await sourceDataKey(source, process.env, options.fromDataKeyEnv) };
         applied = (await migrateDatabase(url)).applied;

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { parseDuration } from '../../admin/duration.js';
 import { readKeyNames } from '../../store/keys.js';
 import { readRequestLog, type RequestLogEntry } from '../../store/request-log.js';
-import { readTeamUsage } from '../../store/postgres/read-usage.js';
 import { aggregateUsage, daysBetween, USAGE_GROUPINGS, type UsageGrouping } from '../../usage/aggregate.js';
 import { renderUsageTable } from '../../usage/render.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
@@ -50,6 +49,7 @@ export function registerUsage(program: Command, globals: () => GlobalOptions): v
       let keyNames: Map<string, string> | undefined;
       if (config.store.kind === 'postgres') {
         // Team mode: every instance's requests, from the shared table (DESIGN §4).
+        const { readTeamUsage } = await import('../../store/postgres/read-usage.js');
         ({ entries, keyNames } = await readTeamUsage(config.store.url, since, by === 'key'));
       } else {
         entries = await readRequestLog(path.join(dataDir, 'logs'), since);
