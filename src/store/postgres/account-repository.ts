@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { toDecimal } from '../../billing/money.js';
+import { toDecimal, type Decimal } from '../../billing/money.js';
 import type { AccountRecord } from '../accounts.js';
 import type { AccountRepositoryPort } from '../repositories.js';
 import type { ChangeFeed } from './change-feed.js';
@@ -17,6 +17,16 @@ interface AccountRow {
 interface CachedAccount {
   record: AccountRecord;
   version: number;
+}
+
+type Balance = 'energy' | 'credits';
+
+/** Debits of one balance of one account not yet committed: at most one UPDATE in flight, the rest wait and go as one. */
+interface PendingDebits {
+  /** Sum of the debits not sent yet (already applied to the cached record). */
+  unsent: Decimal;
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
+  inFlight: boolean;
 }
 
 const RETURNING = 'RETURNING id, plan, energy::text AS energy, credits::text AS credits, created_at, version';
@@ -53,7 +63,9 @@ function toCached(row: AccountRow): CachedAccount {
  */
 export class PostgresAccountRepository implements AccountRepositoryPort {
   private accounts = new Map<string, CachedAccount>();
-  private readonly pending = new Set<Promise<void>>();
+  /** Keyed `balance:account`. */
+  private readonly pending = new Map<string, PendingDebits>();
+  private readonly idle = new Set<() => void>();
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -79,6 +91,12 @@ export class PostgresAccountRepository implements AccountRepositoryPort {
       // The record object stays the same: requests in flight hold it (Ledger.settle reads it).
       Object.assign(current.record, next.record);
       current.version = next.version;
+      // Debits this instance applied but has not sent yet are not in any row: keep them applied.
+      for (const balance of ['energy', 'credits'] as const) {
+        const unsent = this.pending.get(`${balance}:${next.record.id}`)?.unsent;
+        const value = current.record[balance];
+        if (unsent !== undefined && !unsent.isZero() && value !== 'unlimited') current.record[balance] = toDecimal(value).minus(unsent).toFixed();
+      }
     }
     return current.record;
   }
@@ -115,20 +133,70 @@ export class PostgresAccountRepository implements AccountRepositoryPort {
     return rows[0] === undefined ? undefined : this.cache(toCached(rows[0]));
   }
 
-  debit(account: string, balance: 'energy' | 'credits', amount: string): Promise<void> {
+  /**
+   * Applied to the cache at once (the next preflight here sees it), then written to the database.
+   * Debits of one balance are coalesced: while its UPDATE is in flight, the next ones add up and go
+   * as one statement when it returns, so a busy account costs one row update (and one change
+   * notice to every instance) per round trip, not per request. An unlimited balance stays
+   * unlimited whatever is debited (NULL minus x is NULL): nothing to write.
+   */
+  debit(account: string, balance: Balance, amount: string): Promise<void> {
     const cached = this.accounts.get(account);
     if (cached === undefined) return Promise.resolve();
     const current = cached.record[balance];
-    if (current !== 'unlimited') cached.record[balance] = toDecimal(current).minus(toDecimal(amount)).toFixed();
-    const written = this.pool.query<AccountRow>(DEBIT[balance], [account, amount]).then(({ rows }) => {
-      if (rows[0] !== undefined) this.cache(toCached(rows[0]));
-    });
-    const tracked = written.finally(() => this.pending.delete(tracked));
-    this.pending.add(tracked);
-    return tracked;
+    if (current === 'unlimited') return Promise.resolve();
+    const debit = toDecimal(amount);
+    cached.record[balance] = toDecimal(current).minus(debit).toFixed();
+    const key = `${balance}:${account}`;
+    let pending = this.pending.get(key);
+    if (pending === undefined) {
+      pending = { unsent: debit, waiters: [], inFlight: false };
+      this.pending.set(key, pending);
+    } else {
+      pending.unsent = pending.unsent.plus(debit);
+    }
+    const done = new Promise<void>((resolve, reject) => pending.waiters.push({ resolve, reject }));
+    if (!pending.inFlight) this.send(key, account, balance, pending);
+    return done;
   }
 
-  async flush(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+  private send(key: string, account: string, balance: Balance, pending: PendingDebits): void {
+    const amount = pending.unsent.toFixed();
+    const waiters = pending.waiters;
+    pending.unsent = toDecimal(0);
+    pending.waiters = [];
+    pending.inFlight = true;
+    this.pool.query<AccountRow>(DEBIT[balance], [account, amount]).then(
+      ({ rows }) => {
+        pending.inFlight = false;
+        if (rows[0] !== undefined) this.cache(toCached(rows[0]));
+        for (const waiter of waiters) waiter.resolve();
+        this.next(key, account, balance, pending);
+      },
+      (error: unknown) => {
+        pending.inFlight = false;
+        for (const waiter of waiters) waiter.reject(error);
+        this.next(key, account, balance, pending);
+      },
+    );
+  }
+
+  /** Sends what added up meanwhile; forgets an idle balance and wakes flush() once nothing is pending. */
+  private next(key: string, account: string, balance: Balance, pending: PendingDebits): void {
+    if (pending.waiters.length > 0) {
+      this.send(key, account, balance, pending);
+      return;
+    }
+    this.pending.delete(key);
+    if (this.pending.size === 0) {
+      for (const wake of this.idle) wake();
+      this.idle.clear();
+    }
+  }
+
+  /** Resolves once every debit so far is committed (or failed: the failure went to its caller). */
+  flush(): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.add(resolve));
   }
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { BatchRecord, BatchStatus } from '../../batches/batch-record.js';
+import { decodeStringMap, decodeText, encodeStringMap, encodeText } from './nul-safe.js';
 import { inTransaction } from './transaction.js';
 
 /** A terminal status a finalization writes (igw_batches.ending). */
@@ -43,7 +44,12 @@ interface BatchRow {
 
 /** The record as the wire shows it: status and counts are columns (changed by single statements), the rest is the document. */
 function toRecord(row: BatchRow): BatchRecord {
-  return { ...row.record, status: row.status, succeeded: row.succeeded, errored: row.errored, total: row.total };
+  return { ...row.record, metadata: decodeStringMap(row.record.metadata), status: row.status, succeeded: row.succeeded, errored: row.errored, total: row.total };
+}
+
+/** The document as stored: metadata (the client's strings) encoded, since jsonb refuses U+0000 (nul-safe.ts). */
+export function storedRecord(record: BatchRecord): Omit<BatchRecord, 'metadata'> & { metadata: string | null } {
+  return { ...record, metadata: encodeStringMap(record.metadata) };
 }
 
 function lease(ms: number): string {
@@ -67,14 +73,14 @@ export class BatchTables {
         record.account,
         record.status,
         record.expires_at,
-        record,
+        storedRecord(record),
       ]);
       let total = 0;
       for await (const chunk of rows) {
         await client.query(`INSERT INTO igw_batch_rows (batch_id, idx, custom_id, body) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::bytea[])`, [
           record.id,
           chunk.map((row) => row.index),
-          chunk.map((row) => row.customId),
+          chunk.map((row) => encodeText(row.customId)),
           chunk.map((row) => row.body),
         ]);
         total += chunk.length;
@@ -135,7 +141,7 @@ export class BatchTables {
         [batches, now],
       );
     }
-    return rows.map((row) => ({ batchId: row.batch_id, index: row.idx, customId: row.custom_id, body: row.body })).sort((a, b) => a.index - b.index);
+    return rows.map((row) => ({ batchId: row.batch_id, index: row.idx, customId: decodeText(row.custom_id), body: row.body })).sort((a, b) => a.index - b.index);
   }
 
   /** Extends every lease `owner` holds (rows running, and the batch steps it runs). */
@@ -240,7 +246,7 @@ export class BatchTables {
       `SELECT idx, custom_id FROM igw_batch_rows WHERE batch_id = $1 AND NOT done AND idx > $2 ORDER BY idx LIMIT $3`,
       [batchId, afterIndex, limit],
     );
-    return rows.map((row) => ({ index: row.idx, customId: row.custom_id }));
+    return rows.map((row) => ({ index: row.idx, customId: decodeText(row.custom_id) }));
   }
 
   /**

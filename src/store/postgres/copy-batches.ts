@@ -9,6 +9,8 @@ import { seal } from '../../crypto/sealed.js';
 import { FileStore } from '../../files/file-store.js';
 import { systemClock } from '../../util/clock.js';
 import { randomIds } from '../../util/ids.js';
+import { storedRecord } from './batch-tables.js';
+import { encodeText } from './nul-safe.js';
 
 export interface BatchesCopy {
   copied: { batches: number; batch_rows: number };
@@ -61,7 +63,7 @@ async function copyActiveRows(client: pg.ClientBase, record: BatchRecord, dataDi
       if (row.index >= record.total) break;
       const out = finished.get(row.index);
       pending.index.push(row.index);
-      pending.customId.push(row.custom_id);
+      pending.customId.push(encodeText(row.custom_id));
       pending.body.push(seal(keys.team, Buffer.from(JSON.stringify(row.body)), record.id));
       pending.done.push(out !== undefined);
       pending.errored.push(out === undefined ? null : out.error !== null);
@@ -97,7 +99,7 @@ export async function copyBatches(client: pg.ClientBase, dataDir: string, keys: 
     for (const record of records) {
       const inserted = await client.query(
         `INSERT INTO igw_batches (id, account, status, expires_at, total, succeeded, errored, record) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-        [record.id, record.account, record.status, record.expires_at, record.total, record.succeeded, record.errored, record],
+        [record.id, record.account, record.status, record.expires_at, record.total, record.succeeded, record.errored, storedRecord(record)],
       );
       if (inserted.rowCount !== 1) {
         copy.skipped.batches += 1;

@@ -6,8 +6,12 @@ import type { RequestLogPort } from '../repositories.js';
 const BATCH_LINES = 500;
 const BATCH_MS = 100;
 
+/**
+ * Columns as arrays, each line as its own JSON text: PostgreSQL's JSON functions refuse a line
+ * holding U+0000 (a client may send it, e.g. in a field name the log names), the json type keeps it.
+ */
 const INSERT = `INSERT INTO igw_request_log (time, request_id, endpoint, entry)
-  SELECT (line->>'time')::timestamptz, line->>'request_id', line->>'endpoint', line FROM jsonb_array_elements($1::jsonb) AS line`;
+  SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::json[])`;
 
 /**
  * The request log as a table (team mode, DESIGN §4). `append` never waits: lines are buffered and
@@ -56,7 +60,7 @@ export class PostgresRequestLog implements RequestLogPort {
 }
 
 export async function insertRequestLines(pool: pg.Pool | pg.Client, lines: readonly RequestLogEntry[]): Promise<number> {
-  const result = await pool.query(INSERT, [JSON.stringify(lines)]);
+  const result = await pool.query(INSERT, [lines.map((line) => line.time), lines.map((line) => line.request_id), lines.map((line) => line.endpoint), lines.map((line) => JSON.stringify(line))]);
   return result.rowCount ?? 0;
 }
 
