@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChatUpstream } from '../helpers/batch-cli.js';
 import { chatLines, uploadBatchFile, waitForBatch } from '../helpers/batches.js';
 import { cleanupAll, igwJson, makeSandbox, startServer } from '../helpers/cli.js';
+import { TEAM_TEST_DATA_KEY } from '../helpers/data-key-env.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import { upstreamConfig } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -47,16 +48,17 @@ describe('igw migrate --from-data-dir: batches', () => {
     expect((await local.stop('SIGTERM')).exitCode).toBe(0);
     const callsBefore = upstream.requests.length;
 
-    // The team's key is the data dir's own (vault.key) here: opened and sealed with one key.
-    const dataKey = (await readFile(path.join(sandbox.dataDir, 'vault.key'), 'utf8')).trim();
-    const report = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], { env: { IGW_DATA_KEY: dataKey } });
+    // The team's key is not the data dir's own (vault.key): rows and results are opened with that one and sealed again under the team's.
+    const teamKey = TEAM_TEST_DATA_KEY;
+    expect((await readFile(path.join(sandbox.dataDir, 'vault.key'), 'utf8')).trim()).not.toBe(teamKey);
+    const report = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], { env: { IGW_DATA_KEY: teamKey } });
     expect(report.from_data_dir.copied).toMatchObject({ batches: 2, batch_rows: rows });
     expect(report.from_data_dir.skipped).toMatchObject({ batches: 0 });
-    const again = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], { env: { IGW_DATA_KEY: dataKey } });
+    const again = await igwJson<CopyReport>(sandbox, ['--config', teamConfig, 'migrate', '--from-data-dir', sandbox.dataDir, '--json'], { env: { IGW_DATA_KEY: teamKey } });
     expect(again.from_data_dir).toMatchObject({ copied: { batches: 0, batch_rows: 0 }, skipped: { batches: 2 } });
 
-    // A team instance (its own data dir, the data dir's key as the team's key) finishes the running batch.
-    const team = await startServer(sandbox, ['--config', teamConfig], { env: { IGW_DATA_DIR: path.join(sandbox.root, 'team-data'), IGW_DATA_KEY: dataKey }, settle: false });
+    // A team instance (its own data dir, the team's key) finishes the running batch.
+    const team = await startServer(sandbox, ['--config', teamConfig], { env: { IGW_DATA_DIR: path.join(sandbox.root, 'team-data'), IGW_DATA_KEY: teamKey }, settle: false });
     const onTeam = new OpenAI({ apiKey: key, baseURL: `${team.url}/v1`, maxRetries: 0 });
     expect((await onTeam.batches.retrieve(small.id)).status).toBe('succeeded');
     const done = await waitForBatch(onTeam, running.id, undefined, 30_000);
