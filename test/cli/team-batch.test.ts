@@ -1,14 +1,13 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChatUpstream } from '../helpers/batch-cli.js';
 import { chatLines, uploadBatchFile, waitForBatch } from '../helpers/batches.js';
-import { cleanupAll, igwJson, makeSandbox, startServer, type Sandbox } from '../helpers/cli.js';
+import { cleanupAll, igwJson, startServer, type Sandbox } from '../helpers/cli.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import { upstreamConfig } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { teamSandbox } from '../helpers/team-sandbox.js';
 
 /** Every instance of the team runs with this data key (rows and output lines are sealed under it). */
 const DATA_KEY = 'team-batch-cli-data-key-long-enough-to-stretch';
@@ -28,13 +27,7 @@ describe('team mode: igw serve ×2, SIGKILL one mid-batch', () => {
     await postgres?.stop();
   });
 
-  async function instance(databaseUrl: string): Promise<Sandbox> {
-    const sandbox = await makeSandbox();
-    sandbox.env['IGW_DATA_KEY'] = DATA_KEY;
-    const config = { ...upstreamConfig(upstream.url), store: { kind: 'postgres', url: databaseUrl }, batches: { concurrency: 4, max_requests_per_file: 50_000, lease_seconds: 2 } };
-    await writeFile(path.join(sandbox.cwd, 'igw.config.json'), JSON.stringify(config));
-    return sandbox;
-  }
+  const instance = (databaseUrl: string): Promise<Sandbox> => teamSandbox(databaseUrl, { ...upstreamConfig(upstream.url), batches: { concurrency: 4, max_requests_per_file: 50_000, lease_seconds: 2 } }, DATA_KEY);
 
   it('the other instance finishes the batch after the lease expires: every row in the output exactly once, none lost', async () => {
     const databaseUrl = await postgres.createDatabase();

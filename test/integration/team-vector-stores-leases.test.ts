@@ -1,12 +1,11 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, igwJson, makeSandbox, startServer, type Sandbox } from '../helpers/cli.js';
+import { cleanupAll, igwJson, startServer, type Sandbox } from '../helpers/cli.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { postJson, upstreamConfig } from '../helpers/gateway.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { teamSandbox } from '../helpers/team-sandbox.js';
 import { eventually } from '../helpers/team.js';
 
 /** Every instance of the team seals and opens with this data key. */
@@ -46,13 +45,7 @@ describe('team mode: ingestion jobs survive an instance SIGKILLed mid-ingestion'
     await postgres?.stop();
   });
 
-  async function instance(databaseUrl: string): Promise<Sandbox> {
-    const sandbox = await makeSandbox();
-    sandbox.env['IGW_DATA_KEY'] = DATA_KEY;
-    const config = { ...upstreamConfig(upstream.url), store: { kind: 'postgres', url: databaseUrl }, vector_stores: { embedding_model: 'up-embed', ingest_lease_ms: LEASE_MS } };
-    await writeFile(path.join(sandbox.cwd, 'igw.config.json'), JSON.stringify(config));
-    return sandbox;
-  }
+  const instance = (databaseUrl: string): Promise<Sandbox> => teamSandbox(databaseUrl, { ...upstreamConfig(upstream.url), vector_stores: { embedding_model: 'up-embed', ingest_lease_ms: LEASE_MS } }, DATA_KEY);
 
   it('the other instance completes the files after the leases expire; each file is committed once', async () => {
     const databaseUrl = await postgres.createDatabase();
