@@ -19,8 +19,9 @@ const MATRIX_DATA_KEY = '6d61747269782d746573742d646174612d6b65792d6e6f742d612d7
  * - files that start their own PostgreSQL (startPostgres: team-*.test.ts, pg-*.test.ts…): they run
  *   on it already, named store and all; the json project runs them once.
  * - test/integration/batch-runner.test.ts, storage-billing.test.ts: they call startGateway on a
- *   data dir of their own and assert on its files (batch records, the storage journal), which
- *   stay in the data dir in both store kinds.
+ *   data dir of their own and assert on the JSON store's files (the batch results log, the
+ *   storage journal); their team-mode counterparts are team-batch*.test.ts and
+ *   team-storage-billing.test.ts, which run on a PostgreSQL of their own.
  * - test/cli/** but keys, keys-rotate, accounts and usage: those four run in both (their sandbox's
  *   user config names the store); the others write config files of their own, assert on config
  *   discovery or data-dir files, or spawn servers whose store the file itself names (migrate,
