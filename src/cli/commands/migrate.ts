@@ -22,7 +22,6 @@ function describeCopy(copy: DataDirCopy): string {
     `copied from ${copy.data_dir}: ${copied.keys} keys, ${copied.accounts} accounts with their balances, ${copied.request_log_lines} request log lines, ${copied.files} files (${copied.file_bytes} bytes), ${copied.vaults} vaults (${copied.vault_items} blueprints and skills), ${copied.batches} batches (${copied.batch_rows} rows of batches still running), ${copied.vector_stores} vector stores (${copied.vector_store_files} files, ${copied.vector_store_chunks} chunks)`,
     `already in the database (kept as they are): ${skipped.keys} keys, ${skipped.accounts} accounts, ${skipped.request_log_lines} request log lines, ${skipped.files} files, ${skipped.vaults} vaults, ${skipped.batches} batches, ${skipped.vector_stores} vector stores`,
   ];
-  if (copy.not_copied.length > 0) lines.push(`not copied by this version (they stay in the data dir): ${copy.not_copied.join(', ')}`);
   return lines.join('\n');
 }
 

@@ -34,8 +34,11 @@ const RUNNING = `status IN ('queued', 'in_progress') AND ending IS NULL`;
 const ACTIVE = `('queued', 'in_progress', 'finalizing', 'cancelling')`;
 const COLUMNS = 'record, status, succeeded, errored, total';
 
+/** The batch document as stored: metadata (the client's strings) encoded, since jsonb refuses U+0000 (nul-safe.ts). */
+type StoredBatchRecord = Omit<BatchRecord, 'metadata'> & { metadata: string | null };
+
 interface BatchRow {
-  record: BatchRecord;
+  record: StoredBatchRecord;
   status: BatchStatus;
   succeeded: number;
   errored: number;
@@ -47,8 +50,7 @@ function toRecord(row: BatchRow): BatchRecord {
   return { ...row.record, metadata: decodeStringMap(row.record.metadata), status: row.status, succeeded: row.succeeded, errored: row.errored, total: row.total };
 }
 
-/** The document as stored: metadata (the client's strings) encoded, since jsonb refuses U+0000 (nul-safe.ts). */
-export function storedRecord(record: BatchRecord): Omit<BatchRecord, 'metadata'> & { metadata: string | null } {
+export function storedRecord(record: BatchRecord): StoredBatchRecord {
   return { ...record, metadata: encodeStringMap(record.metadata) };
 }
 

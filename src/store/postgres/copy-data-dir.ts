@@ -10,7 +10,6 @@ import { copyFiles, type FilesCopy } from './copy-files.js';
 import { copyVault, type VaultCopy } from './copy-vault.js';
 import { copyVectorStores, type VectorStoresCopy } from './copy-vector-stores.js';
 import { KEY_COLUMNS, keyValues } from './key-repository.js';
-import { NOT_SHARED_YET } from './postgres-store.js';
 import { insertRequestLines } from './request-log.js';
 import { checkTeamDataKey } from './team-data-key.js';
 
@@ -20,7 +19,7 @@ export interface DataDirCopy {
   copied: { keys: number; accounts: number; request_log_lines: number } & FilesCopy['copied'] & VaultCopy['copied'] & BatchesCopy['copied'] & VectorStoresCopy['copied'];
   /** Rows already in the database (same key, account or batch id; a request log copied before from this data dir). */
   skipped: { keys: number; accounts: number; request_log_lines: number } & FilesCopy['skipped'] & VaultCopy['skipped'] & BatchesCopy['skipped'] & VectorStoresCopy['skipped'];
-  /** Kept in the data dir, not copied by this version: what team mode does not share (NOT_SHARED_YET, empty today). */
+  /** Parts kept in the data dir: none, every part is copied (the field stays in `--json` for scripts that read it). */
   not_copied: readonly string[];
 }
 
@@ -82,7 +81,7 @@ export async function copyDataDir(dataDir: string, url: string, keys: { source: 
         data_dir: origin,
         copied: { keys: copiedKeys, accounts: copiedAccounts, request_log_lines: copiedLines, ...files.copied, ...vault.copied, ...batches.copied, ...vectorStores.copied },
         skipped: { keys: records.length - copiedKeys, accounts: accounts.length - copiedAccounts, request_log_lines: lines.length - copiedLines, ...files.skipped, ...vault.skipped, ...batches.skipped, ...vectorStores.skipped },
-        not_copied: [...NOT_SHARED_YET],
+        not_copied: [],
       };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

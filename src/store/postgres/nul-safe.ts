@@ -10,8 +10,7 @@ export function encodeText(value: string): string {
 }
 
 export function decodeText(stored: string): string {
-  // Rows written before this encoding hold the string itself (never starting with a quote: ids).
-  return stored.startsWith('"') ? (JSON.parse(stored) as string) : stored;
+  return JSON.parse(stored) as string;
 }
 
 /** A string map (e.g. batch metadata) kept as one encoded string inside a jsonb document. */
@@ -19,8 +18,6 @@ export function encodeStringMap(value: Record<string, string> | null): string | 
   return value === null ? null : JSON.stringify(value);
 }
 
-export function decodeStringMap(stored: unknown): Record<string, string> | null {
-  // Rows written before this encoding hold the map itself.
-  if (stored === null || stored === undefined) return null;
-  return typeof stored === 'string' ? (JSON.parse(stored) as Record<string, string>) : (stored as Record<string, string>);
+export function decodeStringMap(stored: string | null): Record<string, string> | null {
+  return stored === null ? null : (JSON.parse(stored) as Record<string, string>);
 }

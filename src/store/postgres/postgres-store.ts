@@ -14,10 +14,6 @@ import { RecordFeed } from './record-feed.js';
 import { checkTeamDataKey } from './team-data-key.js';
 import { PostgresRequestLog } from './request-log.js';
 
-/** What team mode shares today (issue 19); the rest stays in each instance's data dir until later sessions. */
-export const SHARED_IN_POSTGRES = ['keys', 'accounts and balances', 'request log', 'files', 'batches', 'vector stores', 'vault (blueprints, skills)'] as const;
-export const NOT_SHARED_YET: readonly string[] = [];
-
 /** A pool whose idle-client errors (a restarted server) are logged, not thrown (node-postgres would crash the process). */
 export function openPool(url: string, logger: Logger): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
