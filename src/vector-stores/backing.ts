@@ -30,6 +30,7 @@ export async function openLocalBacking(dataDir: string, dataKey: Buffer): Promis
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const sealer = keySealer(dataKey);
   const contents = new LocalContents(folder, sealer);
+  await contents.sweepRemoved();
   return {
     repository: await VectorStoreRepository.open(dataDir),
     contents,

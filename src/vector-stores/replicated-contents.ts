@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { ChangeNotice, FileDataRow, FileDataWrite, VectorStoreFileData } from '../store/postgres/vs-file-data.js';
 import type { Logger } from '../util/logger.js';
 import type { CommitTurn } from './commit-turns.js';
@@ -48,6 +49,8 @@ interface Replica {
  */
 export class ReplicatedContents implements StoreContents {
   private readonly replicas = new Map<string, Promise<Replica>>();
+  /** Stores dropped while this instance ran (ids are never reused): nothing may open their cache again. */
+  private readonly removed = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(
@@ -63,6 +66,8 @@ export class ReplicatedContents implements StoreContents {
   }
 
   private replica(storeId: string): Promise<Replica> {
+    // A request or a catch-up that read the store before it was deleted must not recreate its folder.
+    if (this.removed.has(storeId)) return Promise.reject(new GatewayError('RESOURCE_5420', `No vector store with id "${storeId}".`));
     let opening = this.replicas.get(storeId);
     if (opening === undefined) {
       opening = this.openReplica(storeId);
@@ -98,7 +103,7 @@ export class ReplicatedContents implements StoreContents {
     const opening = this.replicas.get(notice.store_id);
     if (opening === undefined) return;
     void opening
-      .then((replica) => (notice.seq! > replica.applied ? this.catchUp(notice.store_id, replica) : undefined))
+      .then((replica) => (notice.seq! > replica.applied && this.replicas.get(notice.store_id) === opening ? this.catchUp(notice.store_id, replica) : undefined))
       .catch((error: unknown) => this.logger.warn('vector store cache: catching up failed; retried at the next change', { vector_store_id: notice.store_id, error: String(error) }));
   }
 
@@ -129,7 +134,7 @@ export class ReplicatedContents implements StoreContents {
 
   private async runCatchUp(storeId: string, replica: Replica): Promise<void> {
     const data = await this.cache.data(storeId);
-    for (;;) {
+    while (!this.removed.has(storeId)) {
       const rows = await this.table.changesSince(storeId, replica.applied, CATCH_UP_ROWS);
       for (const row of rows) {
         await this.apply(storeId, data, row);
@@ -178,7 +183,17 @@ export class ReplicatedContents implements StoreContents {
     await this.dropLocal(storeId);
   }
 
-  private async dropLocal(storeId: string): Promise<void> {
+  /** Drops this instance's cache of a store, once (the drop's own notice comes back here too). */
+  private dropLocal(storeId: string): Promise<void> {
+    let dropping = this.removed.get(storeId);
+    if (dropping === undefined) {
+      dropping = this.dropCache(storeId);
+      this.removed.set(storeId, dropping);
+    }
+    return dropping;
+  }
+
+  private async dropCache(storeId: string): Promise<void> {
     const opening = this.replicas.get(storeId);
     this.replicas.delete(storeId);
     const replica = await opening?.catch(() => null);

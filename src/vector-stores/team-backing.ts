@@ -41,7 +41,9 @@ export async function openTeamBacking(options: TeamBackingOptions): Promise<Vect
   const folder = path.join(options.dataDir, 'vector_stores');
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const table = new VectorStoreFileData(pool);
-  const contents = new ReplicatedContents(table, new LocalContents(folder, sealer), sealer, logger);
+  const cache = new LocalContents(folder, sealer);
+  await cache.sweepRemoved();
+  const contents = new ReplicatedContents(table, cache, sealer, logger);
   const feed = new ChangeFeed(options.url, logger);
   let leased: LeasedIngestJobs | null = null;
   feed.subscribe(VS_CHANGES_CHANNEL, { change: (payload) => contents.onNotice(JSON.parse(payload) as ChangeNotice), resync: () => contents.resync() });
