@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keySealer } from '../../../src/vector-stores/sealer.js';
+import { seededVector } from '../../helpers/seeded-vector.js';
 import { StoreData } from '../../../src/vector-stores/store-data.js';
 import { TextBudget } from '../../../src/vector-stores/text-budget.js';
 
@@ -11,11 +12,7 @@ const DIMENSIONS = 8;
 const sealer = keySealer(randomBytes(32));
 
 function vector(seed: number): number[] {
-  let state = seed * 2654435761 + 1;
-  return Array.from({ length: DIMENSIONS }, () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648 - 0.5;
-  });
+  return seededVector(seed, DIMENSIONS);
 }
 
 /** Texts with multi-byte characters, so byte and character offsets differ. */
