@@ -1,7 +1,10 @@
 import { chmod, rename } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { answerId, neighborsOf, searchRequest, type Neighbor } from './hnsw-search-message.js';
 import { HNSW_WORKER_SOURCE } from './hnsw-worker-source.js';
+
+export type { Neighbor } from './hnsw-search-message.js';
 
 /**
  * HNSW parameters. M=16 / efConstruction=100 / ef=128 keep recall@10 above 0.95 at 100k × 384
@@ -11,12 +14,6 @@ export const HNSW_PARAMS = { m: 16, efConstruction: 100, efSearch: 128 } as cons
 
 /** A large add runs in slices of this many points, searches of the same index answered between them. */
 export const ADD_SLICE_POINTS = 256;
-
-export interface Neighbor {
-  label: number;
-  /** Cosine similarity in [-1, 1]. */
-  score: number;
-}
 
 interface Pending {
   resolve(value: unknown): void;
@@ -38,12 +35,15 @@ class IndexThread {
     const modulePath = createRequire(import.meta.url).resolve('hnswlib-node');
     this.worker = new Worker(HNSW_WORKER_SOURCE, { eval: true, workerData: { modulePath, params: HNSW_PARAMS, addSlice: ADD_SLICE_POINTS } });
     this.worker.unref();
-    this.worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
-      const waiting = this.pending.get(message.id);
+    this.worker.on('message', (message: ArrayBuffer | { id: number; result?: unknown; error?: string }) => {
+      // A search's answer comes as a bare buffer (hnsw-search-message.ts), everything else as an object.
+      const id = message instanceof ArrayBuffer ? answerId(message) : message.id;
+      const waiting = this.pending.get(id);
       if (waiting === undefined) return;
-      this.pending.delete(message.id);
+      this.pending.delete(id);
       if (this.pending.size === 0) this.worker.unref();
-      if (message.error !== undefined) waiting.reject(new Error(message.error));
+      if (message instanceof ArrayBuffer) waiting.resolve(neighborsOf(message));
+      else if (message.error !== undefined) waiting.reject(new Error(message.error));
       else waiting.resolve(message.result);
     });
     const fail = (error: Error) => {
@@ -57,12 +57,24 @@ class IndexThread {
   }
 
   call<T>(op: string, request: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
+    return this.send<T>((id) => this.worker.postMessage({ id, op, ...request }, transfer));
+  }
+
+  /** A search: one transferred buffer each way (hnsw-search-message.ts). */
+  search(key: number, query: ArrayLike<number>, k: number, ranges: Int32Array | undefined): Promise<Neighbor[]> {
+    return this.send<Neighbor[]>((id) => {
+      const request = searchRequest(id, key, query, k, ranges);
+      this.worker.postMessage(request, [request]);
+    });
+  }
+
+  private send<T>(post: (id: number) => void): Promise<T> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
     if (this.pending.size === 0) this.worker.ref();
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, op, ...request }, transfer);
+      post(id);
     });
   }
 }
@@ -85,14 +97,15 @@ function indexThread(): IndexThread {
 export class HnswIndex {
   private constructor(
     private readonly thread: IndexThread,
-    private readonly key: string,
+    /** The index's name on the thread (a number: it travels in the search buffer's header). */
+    private readonly key: number,
     readonly dimensions: number,
     private count: number,
   ) {}
 
   static create(dimensions: number, capacity = 1024): HnswIndex {
     const host = indexThread();
-    const index = new HnswIndex(host, `index-${nextKey++}`, dimensions, 0);
+    const index = new HnswIndex(host, nextKey++, dimensions, 0);
     // Ordered before any later call on this index; a failure surfaces there.
     host.call('create', { key: index.key, dimensions, capacity }).catch(() => undefined);
     return index;
@@ -101,7 +114,7 @@ export class HnswIndex {
   /** Reads a saved index (hnswlib reads off both threads' event loops). */
   static async load(filePath: string, dimensions: number): Promise<HnswIndex> {
     const host = indexThread();
-    const key = `index-${nextKey++}`;
+    const key = nextKey++;
     const count = await host.call<number>('load', { key, path: filePath, dimensions });
     return new HnswIndex(host, key, dimensions, count);
   }
@@ -137,15 +150,9 @@ export class HnswIndex {
    * Best first. `acceptRanges` limits the candidates to labels in (start, count) pairs sorted by
    * start (hnswlib filters during the graph walk).
    */
-  async search(query: readonly number[], k: number, acceptRanges?: Int32Array): Promise<Neighbor[]> {
+  async search(query: ArrayLike<number>, k: number, acceptRanges?: Int32Array): Promise<Neighbor[]> {
     if (k <= 0 || this.count === 0) return [];
-    const { labels, scores } = await this.thread.call<{ labels: Int32Array; scores: Float64Array }>('search', {
-      key: this.key,
-      query: Float32Array.from(query),
-      k,
-      ranges: acceptRanges ?? null,
-    });
-    return Array.from(labels, (label, index) => ({ label, score: scores[index]! }));
+    return this.thread.search(this.key, query, k, acceptRanges);
   }
 
   /** Writes to a temp file and renames, so a crash leaves the previous snapshot intact. */

@@ -4,7 +4,8 @@
  * worker file would not exist beside the .ts sources). hnswlib-node is required by the path
  * hnsw-index.ts resolves (ARCHITECTURE principle 7: that module stays its only user).
  *
- * Protocol: requests `{ id, op, key, ... }`, answers `{ id, result }` or `{ id, error }`.
+ * Protocol: requests `{ id, op, key, ... }`, answers `{ id, result }` or `{ id, error }`; a search
+ * is a bare ArrayBuffer each way instead (hnsw-search-message.ts), its failure an `{ id, error }`.
  * Changes to one index (create, add, markDeleted, save, drop) run one after another in arrival
  * order; reads (search, labels, vectors) run at once, also while a long add pauses between its
  * slices or a save writes on hnswlib's own thread (both only read the graph). Searches are the
@@ -101,34 +102,6 @@ const reads = {
     });
     return out;
   },
-  // ranges: accepted labels as (start, count) pairs sorted by start, or null for all.
-  search({ key, query, k, ranges }) {
-    const native = held(key);
-    const wanted = Math.min(k, native.getMaxElements());
-    if (wanted <= 0 || native.getCurrentCount() === 0) return { labels: new Int32Array(0), scores: new Float64Array(0) };
-    native.setEf(Math.max(params.efSearch, wanted * 2));
-    const point = Array.from(query);
-    let result;
-    if (ranges === null) {
-      result = native.searchKnn(point, wanted);
-    } else {
-      const pairs = ranges.length / 2;
-      result = native.searchKnn(point, wanted, (label) => {
-        let low = 0;
-        let high = pairs - 1;
-        while (low <= high) {
-          const middle = (low + high) >> 1;
-          const start = ranges[middle * 2];
-          if (label < start) high = middle - 1;
-          else if (label >= start + ranges[middle * 2 + 1]) low = middle + 1;
-          else return true;
-        }
-        return false;
-      });
-    }
-    const scores = Float64Array.from(result.distances, (distance) => 1 - distance);
-    return { labels: Int32Array.from(result.neighbors), scores };
-  },
 };
 
 function reply(id, outcome) {
@@ -141,7 +114,64 @@ function reply(id, outcome) {
   );
 }
 
+// hnswlib-node takes the query as a plain Array (it reads it element by element): one reused per dimension count.
+const points = new Map();
+
+// A search comes as one buffer and goes back as one (layouts in hnsw-search-message.ts): Int32
+// [id, key, k, ranges length], Float32 query, Int32 (start, count) pairs sorted by start; answered
+// Int32 [id, n], Int32 labels, Float32 distances.
+function search(request) {
+  const header = new Int32Array(request, 0, 4);
+  const id = header[0];
+  try {
+    const native = held(header[1]);
+    const rangeInts = header[3];
+    const dimensions = request.byteLength / 4 - 4 - rangeInts;
+    const query = new Float32Array(request, 16, dimensions);
+    let point = points.get(dimensions);
+    if (point === undefined) points.set(dimensions, (point = new Array(dimensions).fill(0)));
+    for (let index = 0; index < dimensions; index += 1) point[index] = query[index];
+    const wanted = Math.min(header[2], native.getMaxElements());
+    let neighbors = [];
+    let distances = [];
+    if (wanted > 0 && native.getCurrentCount() > 0) {
+      native.setEf(Math.max(params.efSearch, wanted * 2));
+      const result = rangeInts === 0 ? native.searchKnn(point, wanted) : native.searchKnn(point, wanted, accepting(new Int32Array(request, 16 + dimensions * 4, rangeInts)));
+      neighbors = result.neighbors;
+      distances = result.distances;
+    }
+    const count = neighbors.length;
+    const answer = new ArrayBuffer((2 + 2 * count) * 4);
+    const answerHeader = new Int32Array(answer, 0, 2);
+    answerHeader[0] = id;
+    answerHeader[1] = count;
+    new Int32Array(answer, 8, count).set(neighbors);
+    new Float32Array(answer, 8 + count * 4, count).set(distances);
+    parentPort.postMessage(answer, [answer]);
+  } catch (error) {
+    parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) });
+  }
+}
+
+// hnswlib filters during the graph walk: a binary search over the accepted (start, count) pairs.
+function accepting(ranges) {
+  const pairs = ranges.length / 2;
+  return (label) => {
+    let low = 0;
+    let high = pairs - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const start = ranges[middle * 2];
+      if (label < start) high = middle - 1;
+      else if (label >= start + ranges[middle * 2 + 1]) low = middle + 1;
+      else return true;
+    }
+    return false;
+  };
+}
+
 parentPort.on('message', (request) => {
+  if (request instanceof ArrayBuffer) return search(request);
   const read = reads[request.op];
   if (read !== undefined) return reply(request.id, Promise.resolve().then(() => read(request)));
   const change = changes[request.op];
