@@ -15,6 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHUNKS = Number(process.env.BENCH_BM25_CHUNKS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_BM25_QUERIES ?? 3000);
 const CANDIDATES = 30;
+const IN_FLIGHT = 8;
 const ROUNDS = 5;
 
 const vocabulary = Array.from({ length: 5000 }, (_, index) => `w${index.toString(36)}`);
@@ -52,14 +53,20 @@ function cpuMicros() {
   return user + system;
 }
 
+/**
+ * The queries 8 at a time, as the gateway runs 8 searches in flight: each is scored, then (a search
+ * awaits its ANN walk meanwhile, and the others score) each takes its best, then each is released.
+ */
 function run(kit, index, texts) {
   const results = [];
   const started = cpuMicros();
-  for (const text of texts) {
-    const scores = index.score(kit.lexicalTerms(text));
-    scores.top(CANDIDATES, accept);
-    results.push(scores.size);
-    scores.release();
+  for (let first = 0; first < texts.length; first += IN_FLIGHT) {
+    const batch = texts.slice(first, first + IN_FLIGHT).map((text) => index.score(kit.lexicalTerms(text)));
+    for (const scores of batch) scores.top(CANDIDATES, accept);
+    for (const scores of batch) {
+      results.push(scores.size);
+      scores.release();
+    }
   }
   return { micros: (cpuMicros() - started) / texts.length, results };
 }

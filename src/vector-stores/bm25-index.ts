@@ -29,6 +29,12 @@ export interface LexicalScore {
 }
 
 /**
+ * How many best labels a query picks while its scores are fresh in the cache (see Bm25Index.score):
+ * as many as a search asks for (search.ts: at most 50 candidates).
+ */
+export const BEST_KEPT = 50;
+
+/**
  * The lexical scores of one query: every matching label's score, and the best of them. The index
  * leaves its sums undivided (dividing each by the query's ceiling was one more pass over every
  * matching label); a score is divided when read, which gives the same bits.
@@ -41,6 +47,9 @@ export class LexicalScores {
     readonly labels: Int32Array,
     /** The query's ceiling (see Bm25Index.score). */
     private readonly ceiling = 1,
+    /** The best of the labels, best first (ties: lower label first): the `bestKept` best, or all when fewer match. */
+    private readonly best: Int32Array,
+    private readonly bestKept: number,
     private readonly onRelease: () => void = () => undefined,
   ) {}
 
@@ -69,17 +78,23 @@ export class LexicalScores {
     return (this.byLabel[label] ?? 0) / this.ceiling;
   }
 
-  /** The k best-scored labels passing `accept`, best first (ties: lower label first). */
+  /**
+   * The k best-scored labels passing `accept`, best first (ties: lower label first). Taken from
+   * the best labels picked at scoring time when they hold k that pass (the order is total, so
+   * those are a prefix of every label's order): by the time a search asks, its ANN walk has let
+   * the other searches in flight run, and a scan of thousands of scores then missed the cache at
+   * nearly every one (~0.3 ms at 100,000 chunks). With no filter the k best all pass (bar chunks
+   * of a file being removed), and `accept`, a file lookup, runs k times.
+   */
   top(k: number, accept?: (label: number) => boolean): number[] {
-    const best = bestOf(this.labels, this.byLabel, this.ceiling, k, null);
-    if (accept === undefined) return best;
-    // The k best regardless of `accept` first, then `accept` on those alone: without a filter
-    // they all pass (bar chunks of a file being removed), and a search calls it k times
-    // instead of at every label that enters the running best (~150 at 100,000 chunks), each a
-    // file lookup. When one fails and more labels match, the k best passing are found in full.
-    const passing = best.filter((label) => accept(label));
-    if (passing.length === best.length || best.length < k) return passing;
-    return bestOf(this.labels, this.byLabel, this.ceiling, k, accept);
+    if (k <= 0) return [];
+    const chosen: number[] = [];
+    for (let rank = 0; rank < this.best.length && chosen.length < k; rank += 1) {
+      const label = this.best[rank]!;
+      if (accept === undefined || accept(label)) chosen.push(label);
+    }
+    if (chosen.length === k || this.best.length < this.bestKept) return chosen;
+    return Array.from(bestOf(this.labels, this.byLabel, this.ceiling, k, accept ?? null));
   }
 }
 
@@ -88,7 +103,7 @@ export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) =>
   const list = Int32Array.from(labels);
   const byLabel = new Float64Array(list.reduce((size, label) => Math.max(size, label + 1), 0));
   for (const label of list) byLabel[label] = scoreOf(label);
-  return bestOf(list, byLabel, 1, k, accept);
+  return Array.from(bestOf(list, byLabel, 1, k, accept));
 }
 
 /**
@@ -98,8 +113,8 @@ export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) =>
  * costs two loads and a comparison. One loop over typed arrays, with no call per label (it used
  * to read each score through a closure).
  */
-function bestOf(labels: Int32Array, sums: Float64Array, divisor: number, k: number, accept: ((label: number) => boolean) | null): number[] {
-  if (k <= 0) return [];
+function bestOf(labels: Int32Array, sums: Float64Array, divisor: number, k: number, accept: ((label: number) => boolean) | null): Int32Array {
+  if (k <= 0) return new Int32Array(0);
   // Kept best first in fixed typed arrays (a candidate shifts the worse ones down: Array.splice
   // twice per insertion cost more than the whole scan at 100,000 chunks).
   const bestLabels = new Int32Array(k);
@@ -125,7 +140,7 @@ function bestOf(labels: Int32Array, sums: Float64Array, divisor: number, k: numb
       floorLabel = bestLabels[k - 1]!;
     }
   }
-  return Array.from(bestLabels.subarray(0, kept));
+  return bestLabels.subarray(0, kept);
 }
 
 interface Postings {
@@ -197,11 +212,12 @@ export class Bm25Index {
    * Every live document sharing a term with the query, scored. The ceiling counts each distinct
    * query term at its IDF × (k1 + 1), the most one term can add, so a score says how much of the
    * query a chunk matches and how strongly (terms the store lacks count too: they match nothing).
+   * The `bestKept` best labels are picked at once (a search's top() then reads no other score).
    */
-  score(queryTerms: readonly string[]): LexicalScores {
+  score(queryTerms: readonly string[], bestKept = BEST_KEPT): LexicalScores {
     const labelCount = this.present.length;
     const unique = [...new Set(queryTerms)];
-    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0));
+    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0), 1, new Int32Array(0), bestKept);
     // Dense by label: a common term matches most chunks, and a Map of them costs ten times more.
     // The scratch arrays are all zero when handed back (release clears what it touched).
     let scratch = this.scratch.pop();
@@ -228,7 +244,10 @@ export class Bm25Index {
       else if (matchedCount === 0) matchedCount = addFirst(list, weights, this.lengths, byLabel, matched);
       else matchedCount = addMore(list, weights, this.lengths, byLabel, matched, matchedCount);
     }
-    return new LexicalScores(byLabel, matched.subarray(0, matchedCount), ceiling, () => {
+    const labels = matched.subarray(0, matchedCount);
+    // The best now, while the sums are in the cache (LexicalScores.top).
+    const best = bestOf(labels, byLabel, ceiling, Math.min(bestKept, matchedCount), null);
+    return new LexicalScores(byLabel, labels, ceiling, best, bestKept, () => {
       if (byLabel.length >= this.present.length && this.scratch.length < MAX_SCRATCH) this.scratch.push({ byLabel, matched });
     });
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BM25, Bm25Index, topLabels, type LexicalScores } from '../../../src/vector-stores/bm25-index.js';
+import { BEST_KEPT, BM25, Bm25Index, topLabels, type LexicalScores } from '../../../src/vector-stores/bm25-index.js';
 import { lexicalTerms } from '../../../src/vector-stores/lexical-terms.js';
 
 /** Textbook Okapi BM25 (Lucene IDF), computed directly: the reference the index must agree with. */
@@ -171,14 +171,17 @@ describe('Bm25Index scoring paths', () => {
       index.remove(label);
       documents.delete(label);
     }
-    const scores = index.score(query);
     const expected = exactScores(documents, query);
-    expect([...scores.labels].sort((left, right) => left - right)).toEqual([...expected.keys()].sort((left, right) => left - right));
-    for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
-    expect(scores.get(corpus.length + 5)).toBe(0);
-    expect(scores.top(k, accept)).toEqual(top);
-    expect(scores.top(k, accept)).toEqual(referenceTop(expected, k, accept ?? everyone));
-    scores.release();
+    // However many best labels the scoring picks ahead: the default, none, or fewer than k (top then scans them all).
+    for (const bestKept of [BEST_KEPT, 0, 1, 2, 4]) {
+      const scores = index.score(query, bestKept);
+      expect([...scores.labels].sort((left, right) => left - right)).toEqual([...expected.keys()].sort((left, right) => left - right));
+      for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
+      expect(scores.get(corpus.length + 5)).toBe(0);
+      expect(scores.top(k, accept)).toEqual(top);
+      expect(scores.top(k, accept)).toEqual(referenceTop(expected, k, accept ?? everyone));
+      scores.release();
+    }
   });
 
   it('gives the exact scores and best labels of a straightforward computation, on random stores, queries and filters', () => {
@@ -190,7 +193,8 @@ describe('Bm25Index scoring paths', () => {
         fc.array(fc.nat(39)),
         fc.integer({ min: 0, max: 12 }),
         fc.nat(4),
-        (texts, query, removed, k, modulus) => {
+        fc.nat(8),
+        (texts, query, removed, k, modulus, bestKept) => {
           const index = new Bm25Index();
           const documents = new Map(texts.map((document, label) => [label, document]));
           for (const [label, document] of documents) index.add(label, document);
@@ -199,7 +203,7 @@ describe('Bm25Index scoring paths', () => {
             documents.delete(label);
           }
           if (documents.size === 0) return;
-          const scores = index.score(query);
+          const scores = index.score(query, bestKept);
           const expected = exactScores(documents, query);
           for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
           expect(scores.size).toBe(expected.size);
