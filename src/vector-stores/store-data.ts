@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { JournalCollection } from '../store/journal-collection.js';
@@ -9,6 +10,8 @@ import type { LexicalScores } from './bm25-index.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
+import { ChunkTexts } from './chunk-texts.js';
+import { processTextBudget, type TextBudget } from './text-budget.js';
 import { decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
 import { VectorCopy } from './vector-copy.js';
 
@@ -67,10 +70,11 @@ function openManifest(folder: string): Promise<Manifest> {
 
 /** Under this many live chunks passing a filter, the search is exact (brute force) instead of ANN. */
 export const EXACT_SEARCH_LIMIT = 5000;
-/** Decrypted chunk texts kept in memory (characters): whole files (content pages, fresh commits)… */
-const TEXT_CACHE_CHARS = 24 * 1024 * 1024;
-/** …and single chunks read for search results. */
-const CHUNK_CACHE_CHARS = 8 * 1024 * 1024;
+/**
+ * The chunk texts of an opened store are read into memory in slices of this many milliseconds of
+ * the event loop, searches running between them (a search waits at most about this long for one).
+ */
+const TEXT_FILL_SLICE_MS = 4;
 /** Decrypted, normalized vectors kept in memory (bytes), for exact searches under selective filters. */
 const VECTOR_CACHE_BYTES = 64 * 1024 * 1024;
 /** The index snapshot is written this long after the last change (a burst of ingests: one write at its end). */
@@ -160,12 +164,11 @@ export class StoreData {
   private chunkCount = 0;
   /** Points added or deleted since the last index snapshot. */
   private unsaved = 0;
-  private textCache = new Map<string, StoredChunk[]>();
-  private textCacheChars = 0;
-  /** Single chunk texts by label (labels are never reused, so an entry cannot go stale: a removed file's labels are never asked for again). */
-  private chunkCache = new Map<number, string>();
-  private chunkCacheChars = 0;
-  /** Single chunks of result hits, read through kept-open segments. */
+  /** Decrypted chunk texts of committed files, within the process's budget (chunk-texts.ts). */
+  private readonly texts: ChunkTexts;
+  /** Resolves once every committed file's texts are in memory, or as many as the budget allows (benches and tests wait for it). */
+  textsFilled: Promise<void> = Promise.resolve();
+  /** Single chunks of result hits whose file is not in memory, read through kept-open segments. */
   private readonly reader = new ChunkReader();
   private vectorCache = new Map<string, Float32Array>();
   private vectorCacheBytes = 0;
@@ -179,24 +182,32 @@ export class StoreData {
     private readonly sealer: Sealer,
     private readonly manifest: Manifest,
     private readonly snapshotDelayMs: number,
+    textBudget: TextBudget,
   ) {
+    this.texts = new ChunkTexts(textBudget);
     this.ranges = [...manifest.values()].map((entry) => ({ fileId: entry.id, start: entry.start, count: entry.count })).sort((left, right) => left.start - right.start);
     this.chunkCount = this.ranges.reduce((sum, range) => sum + range.count, 0);
   }
 
   /** Opens (or creates) a store folder and makes index and manifest agree. */
-  static async open(storeId: string, folder: string, sealer: Sealer, options: { snapshotDelayMs?: number } = {}): Promise<StoreData> {
+  static async open(storeId: string, folder: string, sealer: Sealer, options: { snapshotDelayMs?: number; textBudget?: TextBudget } = {}): Promise<StoreData> {
     await mkdir(path.join(folder, 'chunks'), { recursive: true, mode: 0o700 });
     const manifest = await openManifest(folder);
     // A manifest from an older layout may lack next_label: labels must never be handed out twice.
     let end = 0;
     for (const entry of manifest.values()) end = Math.max(end, entry.start + entry.count);
     if (manifest.meta.next_label < end) await manifest.setMeta({ next_label: end });
-    const data = new StoreData(storeId, folder, sealer, manifest, options.snapshotDelayMs ?? SNAPSHOT_DELAY_MS);
-    await data.removeOrphanSegments();
-    await data.loadIndex();
-    data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.ranges, readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
+    const data = new StoreData(storeId, folder, sealer, manifest, options.snapshotDelayMs ?? SNAPSHOT_DELAY_MS, options.textBudget ?? processTextBudget);
+    try {
+      await data.removeOrphanSegments();
+      await data.loadIndex();
+      data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.ranges, readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
+    } catch (error) {
+      data.texts.clear(); // texts read for the lexical index go back to the process's budget
+      throw error;
+    }
     if (data.lexical.changed) data.scheduleSnapshot(0);
+    data.fillTexts();
     return data;
   }
 
@@ -481,7 +492,8 @@ export class StoreData {
         this.ranges.push({ fileId, start, count: vectors.length });
         this.sample = null;
         this.chunkCount += vectors.length;
-        this.cacheText(fileId, [...chunks]);
+        // The texts are in hand: held without a read (when they fit in the budget).
+        this.holdTexts(fileId, chunks);
         this.scheduleSnapshot(vectors.length);
         turn?.done();
         return { durable: Promise.all([durable, added]) };
@@ -519,7 +531,7 @@ export class StoreData {
     if (position !== -1) this.ranges.splice(position, 1);
     this.sample = null;
     this.chunkCount -= entry.count;
-    this.dropText(fileId);
+    this.texts.drop(fileId);
     this.dropVectors(fileId);
     this.reader.forget(segments[0]!);
     for (const segment of segments) await rm(segment, { force: true });
@@ -561,37 +573,56 @@ export class StoreData {
     });
   }
 
-  /** A file's chunks (decrypted), in order. */
+  /** A file's chunks (decrypted), in order: from memory, else read from its segment (and then held). */
   async chunks(fileId: string): Promise<StoredChunk[]> {
-    const cached = this.textCache.get(fileId);
-    if (cached !== undefined) {
-      // Refresh its place in the LRU order.
-      this.textCache.delete(fileId);
-      this.textCache.set(fileId, cached);
-      return cached;
-    }
+    const held = this.texts.chunks(fileId);
+    if (held !== undefined) return held;
+    const segment = this.manifest.get(fileId)?.segment;
     if (!this.hasFile(fileId)) return [];
-    const chunks = decodeTextSegment(await readFile(this.segmentPath(fileId, 'text')), this.sealer, this.aad(fileId, 'text'));
-    this.cacheText(fileId, chunks);
+    const chunks = decodeTextSegment(await readFile(this.segmentPath(fileId, 'text', segment)), this.sealer, this.aad(fileId, 'text'));
+    // Removed or replaced while it was read: what was read is no longer this file's.
+    if (this.hasFile(fileId) && this.manifest.get(fileId)?.segment === segment) this.holdTexts(fileId, chunks);
     return chunks;
   }
 
-  private cacheText(fileId: string, chunks: StoredChunk[]): void {
-    this.dropText(fileId);
-    this.textCache.set(fileId, chunks);
-    this.textCacheChars += chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
-    for (const [oldest, oldChunks] of this.textCache) {
-      if (this.textCacheChars <= TEXT_CACHE_CHARS || oldest === fileId) break;
-      this.textCache.delete(oldest);
-      this.textCacheChars -= oldChunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
-    }
+  private holdTexts(fileId: string, chunks: readonly StoredChunk[]): boolean {
+    return !this.closed && this.texts.hold(fileId, chunks);
   }
 
-  private dropText(fileId: string): void {
-    const chunks = this.textCache.get(fileId);
-    if (chunks === undefined) return;
-    this.textCache.delete(fileId);
-    this.textCacheChars -= chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
+  /**
+   * Reads every committed file's texts into memory after the store opened, TEXT_FILL_SLICE_MS of
+   * the event loop at a time; until a file's are in, its hits are read from its segment. The reads
+   * are synchronous on purpose: a read through libuv's thread pool costs ~28 µs of CPU on a
+   * 2-core VM (the hop between threads), a read syscall ~1 µs, and the segments are small local
+   * files. Each file is read, checked against the manifest and held in one synchronous step, so a
+   * removal or a new version cannot interleave. Stops when the budget is spent (the rest is read
+   * per hit, as before issue 16).
+   */
+  private fillTexts(): void {
+    const fileIds = this.ranges.map((range) => range.fileId);
+    this.textsFilled = (async () => {
+      let at = 0;
+      while (at < fileIds.length && !this.closed) {
+        const sliceEnd = performance.now() + TEXT_FILL_SLICE_MS;
+        while (at < fileIds.length && performance.now() < sliceEnd) {
+          if (!this.fillFile(fileIds[at]!)) return;
+          at += 1;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+  }
+
+  /** Holds one committed file's texts read from its segment; false once the budget is spent. */
+  private fillFile(fileId: string): boolean {
+    if (this.closed || this.texts.has(fileId) || !this.hasFile(fileId)) return true;
+    let chunks: StoredChunk[];
+    try {
+      chunks = decodeTextSegment(readFileSync(this.segmentPath(fileId, 'text')), this.sealer, this.aad(fileId, 'text'));
+    } catch {
+      return true; // unreadable now: its hits are read (and any error reported) when asked for
+    }
+    return this.holdTexts(fileId, chunks);
   }
 
   /**
@@ -696,41 +727,25 @@ export class StoreData {
     return dot;
   }
 
-  /** The text of a live chunk. */
+  /** The text of a live chunk: from memory, else one read through the kept-open segments. */
   async chunkText(fileId: string, chunkIndex: number): Promise<string> {
-    const file = this.textCache.get(fileId);
-    if (file !== undefined) return file[chunkIndex]?.text ?? '';
+    const held = this.texts.text(fileId, chunkIndex);
+    if (held !== undefined) return held;
     const label = this.labelOf(fileId, chunkIndex);
     if (label === undefined) return '';
-    const cached = this.chunkCache.get(label);
-    if (cached !== undefined) {
-      this.chunkCache.delete(label);
-      this.chunkCache.set(label, cached);
-      return cached;
-    }
+    const segment = this.manifest.get(fileId)?.segment;
     let read: { chunk: StoredChunk | undefined; all?: StoredChunk[] };
     try {
-      read = await this.reader.read(this.segmentPath(fileId, 'text'), chunkIndex, this.sealer, this.aad(fileId, 'text'));
+      read = await this.reader.read(this.segmentPath(fileId, 'text', segment), chunkIndex, this.sealer, this.aad(fileId, 'text'));
     } catch (error) {
       if (this.labelOf(fileId, chunkIndex) === label) throw error;
       read = { chunk: undefined };
     }
     // The file may have been removed or replaced while the segment was read: its label then no longer stands for this chunk.
     if (this.labelOf(fileId, chunkIndex) !== label) return this.chunkText(fileId, chunkIndex);
-    const { chunk, all } = read;
-    if (all !== undefined) {
-      this.cacheText(fileId, all);
-      return chunk?.text ?? '';
-    }
-    const text = chunk?.text ?? '';
-    this.chunkCache.set(label, text);
-    this.chunkCacheChars += text.length;
-    for (const [oldest, oldText] of this.chunkCache) {
-      if (this.chunkCacheChars <= CHUNK_CACHE_CHARS || oldest === label) break;
-      this.chunkCache.delete(oldest);
-      this.chunkCacheChars -= oldText.length;
-    }
-    return text;
+    // A segment sealed whole was decoded entirely: its chunks are held like a filled file's.
+    if (read.all !== undefined && this.manifest.get(fileId)?.segment === segment) this.holdTexts(fileId, read.all);
+    return read.chunk?.text ?? '';
   }
 
   /** Scores every chunk of the given files (their vectors decrypted once, then cached). */
@@ -760,6 +775,7 @@ export class StoreData {
     await this.snapshot();
     this.closed = true;
     this.reader.close();
+    this.texts.clear();
     if (this.index?.lost !== true) await this.index?.close();
     await this.manifest.close();
   }

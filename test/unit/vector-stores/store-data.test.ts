@@ -5,18 +5,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADD_SLICE_POINTS } from '../../../src/vector-stores/hnsw-index.js';
 import { keySealer } from '../../../src/vector-stores/sealer.js';
+import { seededVector } from '../../helpers/seeded-vector.js';
 import { EXACT_SEARCH_LIMIT, StoreData } from '../../../src/vector-stores/store-data.js';
 
 const DIMENSIONS = 8;
 const sealer = keySealer(randomBytes(32));
 
-/** A deterministic pseudo-random unit-ish vector per seed. */
 function vector(seed: number): number[] {
-  let state = seed * 2654435761 + 1;
-  return Array.from({ length: DIMENSIONS }, () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648 - 0.5;
-  });
+  return seededVector(seed, DIMENSIONS);
 }
 
 function chunks(prefix: string, count: number) {
