@@ -32,8 +32,11 @@ export function embedText(text: string, dimensions: number = HASH_EMBED_DIMENSIO
     const sign = fmix32(hash ^ 0x9e3779b9) & 1 ? -1 : 1;
     vector[index]! += sign * weight * (1 + Math.log(count));
   }
-  return normalise(Array.from(vector.subarray(0, dimensions)));
+  return normalise(vector, dimensions);
 }
+
+/** Characters outside the BMP take two UTF-16 units; trigrams count characters. */
+const SURROGATE = /[\ud800-\udfff]/;
 
 function extractFeatures(text: string): Map<string, { weight: number; count: number }> {
   const features = new Map<string, { weight: number; count: number }>();
@@ -45,18 +48,29 @@ function extractFeatures(text: string): Map<string, { weight: number; count: num
   for (const word of wordTokens(text)) {
     // Prefixes keep a word and a same-spelled trigram ("cat" vs "<ca") from sharing a bucket by design.
     add(`w:${word}`, WORD_WEIGHT);
-    const letters = Array.from(`<${word}>`);
+    const padded = `<${word}>`;
+    if (!SURROGATE.test(padded)) {
+      // One UTF-16 unit per character: a trigram is a substring (no array of letters per word).
+      for (let start = 0; start + 3 <= padded.length; start++) add(`t:${padded.substring(start, start + 3)}`, TRIGRAM_WEIGHT);
+      continue;
+    }
+    const letters = Array.from(padded);
     for (let start = 0; start + 3 <= letters.length; start++) add(`t:${letters.slice(start, start + 3).join('')}`, TRIGRAM_WEIGHT);
   }
   if (features.size === 0) add(EMPTY_FEATURE, 1);
   return features;
 }
 
-function normalise(vector: number[]): number[] {
-  const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+/** The first `dimensions` components at unit length (indexed loops: a query embedding is on the search path). */
+function normalise(vector: Float64Array, dimensions: number): number[] {
+  let squares = 0;
+  for (let index = 0; index < dimensions; index += 1) squares += vector[index]! * vector[index]!;
+  const norm = Math.sqrt(squares);
+  const result: number[] = [];
   // A truncation can leave only zeros for a very short text; a uniform vector keeps it unit length.
-  if (norm === 0) return vector.map(() => 1 / Math.sqrt(vector.length));
-  return vector.map((value) => value / norm);
+  const uniform = 1 / Math.sqrt(dimensions);
+  for (let index = 0; index < dimensions; index += 1) result.push(norm === 0 ? uniform : vector[index]! / norm);
+  return result;
 }
 
 /**

@@ -71,5 +71,8 @@ describe('embedText', () => {
     const digest = (vector: number[]) => vector.reduce((sum, value, index) => sum + value * (index + 1), 0);
     expect(digest(embedText('The cat sat on the mat'))).toBeCloseTo(28.774649507938435, 10);
     expect(digest(embedText('Ünïcödé 日本語 text 😀 \ud800 x\udc00y'))).toBeCloseTo(-145.5, 10);
+    // Letters outside the BMP (two UTF-16 units each) in words: trigrams count characters.
+    expect(digest(embedText('𝐀𝐁𝐂 日本語 café 𠀀𠀁x naïve'))).toBeCloseTo(-0.4866642633922851, 10);
+    expect(digest(embedText('ab', 7))).toBeCloseTo(10.583005244258361, 10);
   });
 });
