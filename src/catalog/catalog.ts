@@ -23,6 +23,13 @@ export class Catalog {
     );
   }
 
+  /** One model of activeModels() by id (an own key of the config, not an inherited name). */
+  private activeModel(id: string): [string, ModelConfig] | undefined {
+    if (!Object.hasOwn(this.config.models, id)) return undefined;
+    const model = this.config.models[id]!;
+    return model.routes.some((route) => this.config.providers[route.provider]?.enabled === true) ? [id, model] : undefined;
+  }
+
   visibleTo(plan: PlanConfig): Array<[string, ModelConfig]> {
     return this.activeModels().filter(([, model]) => !model.advanced || plan.benefits.includes('advanced_models'));
   }
@@ -30,11 +37,11 @@ export class Catalog {
   /** Resolves a client model string for a plan; throws INFERENCE_3001 / VALIDATION_4003. */
   resolve(requested: string, plan: PlanConfig, planName: string, expectedTypes?: readonly ModelType[]): ResolvedModel {
     const name = parseModelName(requested);
-    const active = this.activeModels();
-    const entry = active.find(([id]) => id === name.id);
+    // By key: every model call resolves, and listing the active models each time costs more than the rest of the stage.
+    const entry = this.activeModel(name.id);
     if (entry === undefined) {
       // Suggest only among the models this plan sees: an advanced model is not a hint to give.
-      const visible = active.filter(([, model]) => !model.advanced || plan.benefits.includes('advanced_models')).map(([id]) => id);
+      const visible = this.activeModels().filter(([, model]) => !model.advanced || plan.benefits.includes('advanced_models')).map(([id]) => id);
       const suggestion = didYouMean(name.id, visible);
       throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}".${suggestion} List the available models with GET /v1/models (or \`igw models\`).`, { model: requested });
     }

@@ -28,12 +28,19 @@ export interface LexicalScore {
   score: number;
 }
 
-/** The lexical scores of one query: every matching label's score, and the best of them. */
+/**
+ * The lexical scores of one query: every matching label's score, and the best of them. The index
+ * leaves its sums undivided (dividing each by the query's ceiling was one more pass over every
+ * matching label); a score is divided when read, which gives the same bits.
+ */
 export class LexicalScores {
   constructor(
+    /** BM25 by label, not yet divided by the ceiling; 0 where no term matches. */
     private readonly byLabel: Float64Array,
     /** Matching labels, in no particular order. */
     readonly labels: Int32Array,
+    /** The query's ceiling (see Bm25Index.score). */
+    private readonly ceiling = 1,
     private readonly onRelease: () => void = () => undefined,
   ) {}
 
@@ -59,53 +66,66 @@ export class LexicalScores {
 
   /** The label's score; 0 when it matches no query term. */
   get(label: number): number {
-    return this.byLabel[label] ?? 0;
+    return (this.byLabel[label] ?? 0) / this.ceiling;
   }
 
   /** The k best-scored labels passing `accept`, best first (ties: lower label first). */
-  top(k: number, accept: (label: number) => boolean = () => true): number[] {
-    const { labels, byLabel } = this;
-    return topOf(labels, (index) => byLabel[labels[index]!]!, k, accept);
+  top(k: number, accept?: (label: number) => boolean): number[] {
+    const best = bestOf(this.labels, this.byLabel, this.ceiling, k, null);
+    if (accept === undefined) return best;
+    // The k best regardless of `accept` first, then `accept` on those alone: without a filter
+    // they all pass (bar chunks of a file being removed), and a search calls it k times
+    // instead of at every label that enters the running best (~150 at 100,000 chunks), each a
+    // file lookup. When one fails and more labels match, the k best passing are found in full.
+    const passing = best.filter((label) => accept(label));
+    if (passing.length === best.length || best.length < k) return passing;
+    return bestOf(this.labels, this.byLabel, this.ceiling, k, accept);
   }
 }
 
-/** The k best of some labels by score, passing `accept`, without sorting them all (a common term matches most chunks). */
+/** The k best of some distinct labels (small integers) by score, passing `accept`: best first, lower label first on ties. */
 export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) => number, k: number, accept: (label: number) => boolean): number[] {
-  const scores = new Float64Array(labels.length);
-  for (let index = 0; index < labels.length; index += 1) scores[index] = scoreOf(labels[index]!);
-  return topOf(labels, (index) => scores[index]!, k, accept);
+  const list = Int32Array.from(labels);
+  const byLabel = new Float64Array(list.reduce((size, label) => Math.max(size, label + 1), 0));
+  for (const label of list) byLabel[label] = scoreOf(label);
+  return bestOf(list, byLabel, 1, k, accept);
 }
 
 /**
- * topLabels' loop, by position: a label that cannot beat the k-th best so far costs one comparison
- * (at 100,000 chunks a common query term matches tens of thousands of them).
+ * The k best of `labels` by `sums[label] / divisor` (divided as LexicalScores.get does, so the
+ * order is that of the scores read), passing `accept` (null: all pass), without sorting them all:
+ * a common query term matches thousands of chunks, and one that cannot beat the k-th best so far
+ * costs two loads and a comparison. One loop over typed arrays, with no call per label (it used
+ * to read each score through a closure).
  */
-function topOf(labels: ArrayLike<number>, scoreAt: (index: number) => number, k: number, accept: (label: number) => boolean): number[] {
+function bestOf(labels: Int32Array, sums: Float64Array, divisor: number, k: number, accept: ((label: number) => boolean) | null): number[] {
   if (k <= 0) return [];
-  const bestLabels: number[] = [];
-  const bestScores: number[] = [];
+  // Kept best first in fixed typed arrays (a candidate shifts the worse ones down: Array.splice
+  // twice per insertion cost more than the whole scan at 100,000 chunks).
+  const bestLabels = new Int32Array(k);
+  const bestScores = new Float64Array(k);
+  let kept = 0;
   let floor = -Infinity;
   let floorLabel = Infinity;
   for (let index = 0; index < labels.length; index += 1) {
-    const score = scoreAt(index);
-    if (score < floor) continue;
     const label = labels[index]!;
-    if (score === floor && label > floorLabel) continue;
-    if (!accept(label)) continue;
-    let position = bestLabels.length;
-    while (position > 0 && (bestScores[position - 1]! < score || (bestScores[position - 1]! === score && bestLabels[position - 1]! > label))) position -= 1;
-    bestLabels.splice(position, 0, label);
-    bestScores.splice(position, 0, score);
-    if (bestLabels.length > k) {
-      bestLabels.pop();
-      bestScores.pop();
+    const score = sums[label]! / divisor;
+    if (score < floor || (score === floor && label > floorLabel)) continue;
+    if (accept !== null && !accept(label)) continue;
+    let position = kept < k ? kept++ : k - 1;
+    while (position > 0 && (bestScores[position - 1]! < score || (bestScores[position - 1]! === score && bestLabels[position - 1]! > label))) {
+      bestLabels[position] = bestLabels[position - 1]!;
+      bestScores[position] = bestScores[position - 1]!;
+      position -= 1;
     }
-    if (bestLabels.length === k) {
+    bestLabels[position] = label;
+    bestScores[position] = score;
+    if (kept === k) {
       floor = bestScores[k - 1]!;
       floorLabel = bestLabels[k - 1]!;
     }
   }
-  return bestLabels;
+  return Array.from(bestLabels.subarray(0, kept));
 }
 
 interface Postings {
@@ -199,22 +219,16 @@ export class Bm25Index {
       const idf = Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
       ceiling += idf * (k1 + 1);
       if (list === undefined) continue;
-      const { pairs, size } = list;
-      const { present, lengths } = this;
       // norm = k1 × (1 − b + b × length / average), split so the loop does one multiply-add.
-      const normBase = k1 * (1 - b);
-      const normPerLength = (k1 * b) / averageLength;
-      const weight = idf * (k1 + 1);
-      for (let index = 0; index < size * 2; index += 2) {
-        const label = pairs[index]!;
-        if (present[label] !== 1) continue;
-        const frequency = pairs[index + 1]!;
-        if (byLabel[label] === 0) matched[matchedCount++] = label;
-        byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
-      }
+      const weights: TermWeights = { weight: idf * (k1 + 1), normBase: k1 * (1 - b), normPerLength: (k1 * b) / averageLength };
+      // Three loops for one sum (same expression, same order, so the same bits): with no removed
+      // label awaiting compaction no posting needs its presence checked, and while nothing has
+      // matched yet every posting is a new label (0 + x is x).
+      if (this.deadPostings > 0) matchedCount = addLive(list, weights, this.lengths, this.present, byLabel, matched, matchedCount);
+      else if (matchedCount === 0) matchedCount = addFirst(list, weights, this.lengths, byLabel, matched);
+      else matchedCount = addMore(list, weights, this.lengths, byLabel, matched, matchedCount);
     }
-    for (let index = 0; index < matchedCount; index += 1) byLabel[matched[index]!]! /= ceiling;
-    return new LexicalScores(byLabel, matched.subarray(0, matchedCount), () => {
+    return new LexicalScores(byLabel, matched.subarray(0, matchedCount), ceiling, () => {
       if (byLabel.length >= this.present.length && this.scratch.length < MAX_SCRATCH) this.scratch.push({ byLabel, matched });
     });
   }
@@ -361,6 +375,52 @@ export class Bm25Index {
     index.totalLength = totalLength;
     return index;
   }
+}
+
+/** One query term's BM25 constants: a posting adds weight × f / (f + normBase + normPerLength × length). */
+interface TermWeights {
+  weight: number;
+  normBase: number;
+  normPerLength: number;
+}
+
+/** Adds a term's postings to sums that are all still zero: every label is new. Returns the matched count. */
+function addFirst(list: Postings, { weight, normBase, normPerLength }: TermWeights, lengths: Uint32Array, byLabel: Float64Array, matched: Int32Array): number {
+  const { pairs, size } = list;
+  for (let index = 0; index < size * 2; index += 2) {
+    const label = pairs[index]!;
+    const frequency = pairs[index + 1]!;
+    matched[index >> 1] = label;
+    byLabel[label] = (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
+  }
+  return size;
+}
+
+/** Adds a term's postings (all of live labels) to the sums, recording labels matched for the first time. */
+function addMore(list: Postings, { weight, normBase, normPerLength }: TermWeights, lengths: Uint32Array, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
+  const { pairs, size } = list;
+  let count = matchedCount;
+  for (let index = 0; index < size * 2; index += 2) {
+    const label = pairs[index]!;
+    const frequency = pairs[index + 1]!;
+    if (byLabel[label] === 0) matched[count++] = label;
+    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
+  }
+  return count;
+}
+
+/** addMore for postings that may belong to removed labels (skipped). */
+function addLive(list: Postings, { weight, normBase, normPerLength }: TermWeights, lengths: Uint32Array, present: Uint8Array, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
+  const { pairs, size } = list;
+  let count = matchedCount;
+  for (let index = 0; index < size * 2; index += 2) {
+    const label = pairs[index]!;
+    if (present[label] !== 1) continue;
+    const frequency = pairs[index + 1]!;
+    if (byLabel[label] === 0) matched[count++] = label;
+    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
+  }
+  return count;
 }
 
 function grow<T extends Uint32Array | Uint8Array>(array: T, capacity: number): T {

@@ -136,9 +136,13 @@ function accepts(data: StoreData, query: StoreQuery, label: number): boolean {
   return chunk !== undefined && query.acceptFile(chunk.fileId);
 }
 
+/** Plain indexed loops: `Float32Array.from` with a map function costs ~80 µs per search here (iterator and a call per component). */
 function unit(vector: readonly number[]): Float32Array {
+  const length = vector.length;
   let norm = 0;
-  for (const value of vector) norm += value * value;
+  for (let index = 0; index < length; index += 1) norm += vector[index]! * vector[index]!;
   norm = Math.sqrt(norm) || 1;
-  return Float32Array.from(vector, (value) => value / norm);
+  const result = new Float32Array(length);
+  for (let index = 0; index < length; index += 1) result[index] = vector[index]! / norm;
+  return result;
 }

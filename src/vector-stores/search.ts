@@ -46,8 +46,11 @@ export interface SearchOptions {
   log?: CallLog;
 }
 
-interface Candidate extends ScoredChunk {
+/** A hit and its file record (the hit as searchStore made it: no copy per candidate). */
+interface Candidate {
+  hit: ScoredChunk;
   file: VectorStoreFileRecord;
+  score: number;
 }
 
 /**
@@ -106,13 +109,13 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
       acceptFile,
       filtered: filter !== undefined,
     });
-    for (const hit of hits) candidates.push({ ...hit, file: fileOf(hit.fileId)! });
+    for (const hit of hits) candidates.push({ hit, file: fileOf(hit.fileId)!, score: hit.score });
   }
   candidates.sort((left, right) => right.score - left.score);
 
   if (rerank && candidates.length > 0) {
     const pool = candidates.splice(0, RERANK_CANDIDATES);
-    const relevance = await rerankTexts(app, accountId, reranker!, searchQuery, pool.map((candidate) => candidate.text), {
+    const relevance = await rerankTexts(app, accountId, reranker!, searchQuery, pool.map((candidate) => candidate.hit.text), {
       endpoint: '/v1/vector_stores/{vector_store_id}/search (rerank)',
       ...options,
     });
@@ -122,15 +125,17 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
     candidates.splice(0, candidates.length, ...pool);
   }
 
-  const results = candidates
-    .filter((candidate) => candidate.score >= threshold)
-    .slice(0, maxResults)
-    .map((candidate) => ({
+  const results: SearchResult[] = [];
+  for (const candidate of candidates) {
+    if (results.length === maxResults) break;
+    if (candidate.score < threshold) continue;
+    results.push({
       file_id: candidate.file.id,
       filename: candidate.file.filename,
       score: candidate.score,
-      content: [{ type: 'text' as const, text: candidate.text }],
+      content: [{ type: 'text', text: candidate.hit.text }],
       attributes: { ...candidate.file.attributes },
-    }));
+    });
+  }
   return { searchQuery, results };
 }

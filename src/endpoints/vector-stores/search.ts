@@ -3,12 +3,11 @@ import { responseHeaders, type RequestCall } from '../../http/request-call.js';
 import { sendJson } from '../../http/respond.js';
 import { resolveRankingOptions } from '../../vector-stores/ranking-options.js';
 import { searchVectorStores } from '../../vector-stores/search.js';
-import { parseRequest } from '../validation/parse.js';
-import { searchSchema } from './schemas.js';
+import { parseSearchBody } from './search-body.js';
 
 /** POST /v1/vector_stores/{id}/search (spec "Search body", "Search results"); `ranking_options` as in ranking-options.ts. */
 export async function handleSearch(call: RequestCall): Promise<void> {
-  const body = parseRequest(searchSchema, call.body);
+  const body = parseSearchBody(call.body);
   // OpenAI also takes several query strings; they are searched as one text.
   const query = typeof body.query === 'string' ? body.query : body.query.join('\n');
   if (query.trim() === '') throw new GatewayError('VALIDATION_4005', 'query must not be empty.', { field: 'query' });

@@ -32,8 +32,11 @@ export function embedText(text: string, dimensions: number = HASH_EMBED_DIMENSIO
     const sign = fmix32(hash ^ 0x9e3779b9) & 1 ? -1 : 1;
     vector[index]! += sign * weight * (1 + Math.log(count));
   }
-  return normalise(Array.from(vector.subarray(0, dimensions)));
+  return normalise(vector, dimensions);
 }
+
+/** Characters outside the BMP take two UTF-16 units; trigrams count characters. */
+const SURROGATE = /[\ud800-\udfff]/;
 
 function extractFeatures(text: string): Map<string, { weight: number; count: number }> {
   const features = new Map<string, { weight: number; count: number }>();
@@ -45,28 +48,65 @@ function extractFeatures(text: string): Map<string, { weight: number; count: num
   for (const word of wordTokens(text)) {
     // Prefixes keep a word and a same-spelled trigram ("cat" vs "<ca") from sharing a bucket by design.
     add(`w:${word}`, WORD_WEIGHT);
-    const letters = Array.from(`<${word}>`);
+    const padded = `<${word}>`;
+    if (!SURROGATE.test(padded)) {
+      // One UTF-16 unit per character: a trigram is a substring (no array of letters per word).
+      for (let start = 0; start + 3 <= padded.length; start++) add(`t:${padded.substring(start, start + 3)}`, TRIGRAM_WEIGHT);
+      continue;
+    }
+    const letters = Array.from(padded);
     for (let start = 0; start + 3 <= letters.length; start++) add(`t:${letters.slice(start, start + 3).join('')}`, TRIGRAM_WEIGHT);
   }
   if (features.size === 0) add(EMPTY_FEATURE, 1);
   return features;
 }
 
-function normalise(vector: number[]): number[] {
-  const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+/** The first `dimensions` components at unit length (indexed loops: a query embedding is on the search path). */
+function normalise(vector: Float64Array, dimensions: number): number[] {
+  let squares = 0;
+  for (let index = 0; index < dimensions; index += 1) squares += vector[index]! * vector[index]!;
+  const norm = Math.sqrt(squares);
+  const result: number[] = [];
   // A truncation can leave only zeros for a very short text; a uniform vector keeps it unit length.
-  if (norm === 0) return vector.map(() => 1 / Math.sqrt(vector.length));
-  return vector.map((value) => value / norm);
+  const uniform = 1 / Math.sqrt(dimensions);
+  for (let index = 0; index < dimensions; index += 1) result.push(norm === 0 ? uniform : vector[index]! / norm);
+  return result;
 }
 
-const textEncoder = new TextEncoder();
-
-/** FNV-1a, 32-bit, over the UTF-8 bytes. */
-function fnv1a32(text: string): number {
+/**
+ * FNV-1a, 32-bit, over the UTF-8 bytes (as TextEncoder writes them: a lone surrogate as U+FFFD).
+ * The bytes are produced here rather than by TextEncoder: an encode per feature cost a third of
+ * a query embedding (an allocation and a native call for a few bytes).
+ */
+export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
-  for (const byte of textEncoder.encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
+  const length = text.length;
+  for (let index = 0; index < length; index += 1) {
+    let code = text.charCodeAt(index);
+    if (code < 0x80) {
+      hash = Math.imul(hash ^ code, 0x01000193);
+      continue;
+    }
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const next = index + 1 < length ? text.charCodeAt(index + 1) : 0;
+      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+        index += 1;
+      } else {
+        code = 0xfffd;
+      }
+    }
+    if (code < 0x800) {
+      hash = Math.imul(hash ^ (0xc0 | (code >> 6)), 0x01000193);
+    } else if (code < 0x10000) {
+      hash = Math.imul(hash ^ (0xe0 | (code >> 12)), 0x01000193);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+    } else {
+      hash = Math.imul(hash ^ (0xf0 | (code >> 18)), 0x01000193);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), 0x01000193);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+    }
+    hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), 0x01000193);
   }
   return hash >>> 0;
 }

@@ -107,6 +107,112 @@ describe('Bm25Index', () => {
   });
 });
 
+/**
+ * BM25 / ceiling with the index's arithmetic in the index's order (query terms in order of first
+ * appearance, each posting's weight × f / (f + k1(1 − b) + k1·b/avg × length), then one division):
+ * the optimised loops must give these exact bits, not merely close ones.
+ */
+function exactScores(documents: Map<number, string[]>, query: string[]): Map<number, number> {
+  const { k1, b } = BM25;
+  const average = [...documents.values()].reduce((sum, document) => sum + document.length, 0) / documents.size;
+  const sums = new Map<number, number>();
+  let ceiling = 0;
+  for (const term of new Set(query)) {
+    const df = [...documents.values()].filter((document) => document.includes(term)).length;
+    const idf = Math.log(1 + (documents.size - df + 0.5) / (df + 0.5));
+    ceiling += idf * (k1 + 1);
+    const weight = idf * (k1 + 1);
+    const normBase = k1 * (1 - b);
+    const normPerLength = (k1 * b) / average;
+    for (const [label, document] of [...documents].sort(([left], [right]) => left - right)) {
+      const frequency = document.filter((word) => word === term).length;
+      if (frequency === 0) continue;
+      sums.set(label, (sums.get(label) ?? 0) + (weight * frequency) / (frequency + normBase + normPerLength * document.length));
+    }
+  }
+  return new Map([...sums].map(([label, sum]) => [label, sum / ceiling]));
+}
+
+/** The k best by the scores read, best first, lower label first on ties, among those passing the filter. */
+function referenceTop(scores: Map<number, number>, k: number, accept: (label: number) => boolean): number[] {
+  return [...scores]
+    .filter(([label]) => accept(label))
+    .sort(([leftLabel, left], [rightLabel, right]) => right - left || leftLabel - rightLabel)
+    .slice(0, k)
+    .map(([label]) => label);
+}
+
+describe('Bm25Index scoring paths', () => {
+  // Ties: documents 0, 2, 4 and 6 are alike (same length, same frequencies), as are 1 and 5.
+  const corpus = ['chess mate', 'chess puzzle puzzle', 'chess mate', 'court warden', 'chess mate', 'chess puzzle puzzle', 'chess mate', 'river stone light', 'mate'];
+  const everyone = () => true;
+  const cases: Array<{ name: string; query: string[]; removed?: number[]; k: number; accept?: (label: number) => boolean; top: number[] }> = [
+    { name: 'one common term, ties broken by the lower label', query: ['chess'], k: 3, top: [0, 2, 4] },
+    { name: 'ties cut at k', query: ['mate'], k: 2, top: [8, 0] },
+    { name: 'two terms: the later term adds to labels the first matched', query: ['chess', 'puzzle'], k: 3, top: [1, 5, 0] },
+    { name: 'a repeated term counts once', query: ['puzzle', 'puzzle', 'chess'], k: 2, top: [1, 5] },
+    { name: 'a term the store lacks comes first: the next term starts the sums', query: ['nowhere', 'mate'], k: 9, top: [8, 0, 2, 4, 6] },
+    { name: 'only terms the store lacks', query: ['nowhere', 'nothing'], k: 5, top: [] },
+    { name: 'an empty query', query: [], k: 5, top: [] },
+    { name: 'k of 0', query: ['chess'], k: 0, top: [] },
+    { name: 'k beyond the matches', query: ['warden', 'light'], k: 10, top: [3, 7] },
+    { name: 'a filter rejecting one of the k best, more labels matching', query: ['chess'], k: 3, accept: (label) => label !== 2, top: [0, 4, 6] },
+    { name: 'a filter rejecting one of the k best, no more matching', query: ['mate'], k: 5, accept: (label) => label !== 8, top: [0, 2, 4, 6] },
+    { name: 'a filter rejecting everything', query: ['chess'], k: 3, accept: () => false, top: [] },
+    { name: 'removed labels awaiting compaction are skipped', query: ['chess', 'mate'], removed: [0], k: 3, top: [2, 4, 6] },
+    { name: 'removed labels, the first term matching none live', query: ['warden', 'puzzle'], removed: [3], k: 3, top: [1, 5] },
+  ];
+
+  it.each(cases)('$name', ({ query, removed = [], k, accept, top }) => {
+    const index = new Bm25Index();
+    const documents = new Map(corpus.map((text, label) => [label, text.split(' ')]));
+    for (const [label, document] of documents) index.add(label, document);
+    for (const label of removed) {
+      index.remove(label);
+      documents.delete(label);
+    }
+    const scores = index.score(query);
+    const expected = exactScores(documents, query);
+    expect([...scores.labels].sort((left, right) => left - right)).toEqual([...expected.keys()].sort((left, right) => left - right));
+    for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
+    expect(scores.get(corpus.length + 5)).toBe(0);
+    expect(scores.top(k, accept)).toEqual(top);
+    expect(scores.top(k, accept)).toEqual(referenceTop(expected, k, accept ?? everyone));
+    scores.release();
+  });
+
+  it('gives the exact scores and best labels of a straightforward computation, on random stores, queries and filters', () => {
+    const word = fc.constantFrom('court', 'chess', 'mate', 'puzzle', 'warden', 'river', 'stone', 'light', 'elsewhere');
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(word, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 40 }),
+        fc.array(word, { maxLength: 4 }),
+        fc.array(fc.nat(39)),
+        fc.integer({ min: 0, max: 12 }),
+        fc.nat(4),
+        (texts, query, removed, k, modulus) => {
+          const index = new Bm25Index();
+          const documents = new Map(texts.map((document, label) => [label, document]));
+          for (const [label, document] of documents) index.add(label, document);
+          for (const label of removed) {
+            index.remove(label);
+            documents.delete(label);
+          }
+          if (documents.size === 0) return;
+          const scores = index.score(query);
+          const expected = exactScores(documents, query);
+          for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
+          expect(scores.size).toBe(expected.size);
+          const accept = (label: number) => modulus === 0 || label % (modulus + 1) !== 0;
+          expect(scores.top(k, accept)).toEqual(referenceTop(expected, k, accept));
+          expect(scores.top(k)).toEqual(referenceTop(expected, k, everyone));
+          scores.release();
+        },
+      ),
+    );
+  });
+});
+
 describe('lexicalTerms', () => {
   it('drops stop words and reduces inflections to one stem', () => {
     expect(lexicalTerms('What did the Supreme Court justices ask?')).toEqual(['suprem', 'court', 'justic', 'ask']);

@@ -1,0 +1,118 @@
+// Micro bench of the lexical side of a search (src/vector-stores/bm25-index.ts): µs per query at
+// 100,000 chunks for the query's terms (tokenising, stemming), its BM25 scoring, the 30 best labels
+// (search.ts's MIN_CANDIDATES) through a filter, and the release of the reused arrays. The corpus
+// and the queries are drawn like bench/ingest.mjs's (words of a 5,000-word vocabulary skewed toward
+// the frequent ones, 3-word queries: the postings are long). Runs the built dist/ (npm run build).
+// BENCH_BM25_CHUNKS sets the store size (default 100000), BENCH_BM25_QUERIES the timed queries
+// (default 3000). BENCH_BM25_BASELINE=OTHER/dist also runs another build (e.g. main's, with a
+// node_modules beside it) on the same index contents and checks that every query's scores and
+// best labels are identical, bit for bit.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { seededRandom } from './process.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CHUNKS = Number(process.env.BENCH_BM25_CHUNKS ?? 100_000);
+const QUERIES = Number(process.env.BENCH_BM25_QUERIES ?? 3000);
+const CANDIDATES = 30;
+const ROUNDS = 5;
+
+const vocabulary = Array.from({ length: 5000 }, (_, index) => `w${index.toString(36)}`);
+const skewed = (random) => vocabulary[Math.floor(random() * random() * vocabulary.length)];
+
+async function load(dist) {
+  const bm25 = await import(pathToFileURL(path.join(dist, 'vector-stores/bm25-index.js')).href);
+  const terms = await import(pathToFileURL(path.join(dist, 'vector-stores/lexical-terms.js')).href);
+  return { Bm25Index: bm25.Bm25Index, lexicalTerms: terms.lexicalTerms };
+}
+
+/** A store of CHUNKS chunks of 35–65 words (a 100-token chunk of bench/ingest.mjs's notes), a few removed as files are. */
+function build({ Bm25Index, lexicalTerms }) {
+  const random = seededRandom(11);
+  const index = new Bm25Index();
+  for (let label = 0; label < CHUNKS; label += 1) {
+    const text = Array.from({ length: 35 + Math.floor(random() * 30) }, () => skewed(random)).join(' ');
+    index.add(label, lexicalTerms(`Note ${label}. ${text}.`));
+  }
+  return index;
+}
+
+function queries() {
+  const random = seededRandom(7);
+  return Array.from({ length: QUERIES }, () => Array.from({ length: 3 }, () => skewed(random)).join(' '));
+}
+
+/** A filter like the search's (a label's file must be accepted): a table lookup per call. */
+const acceptedLabels = new Uint8Array(CHUNKS).fill(1);
+const accept = (label) => acceptedLabels[label] === 1;
+
+/** CPU µs of this process (robust to the machine's load, unlike elapsed time; the loop is single-threaded). */
+function cpuMicros() {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+function run(kit, index, texts) {
+  const results = [];
+  const started = cpuMicros();
+  for (const text of texts) {
+    const scores = index.score(kit.lexicalTerms(text));
+    scores.top(CANDIDATES, accept);
+    results.push(scores.size);
+    scores.release();
+  }
+  return { micros: (cpuMicros() - started) / texts.length, results };
+}
+
+/** Timed rounds of every contender in turn (so a change in the machine's load hits them alike), after a warm-up (JIT). */
+function measure(contenders, texts) {
+  for (const { kit, index } of contenders) run(kit, index, texts.slice(0, 300));
+  const rounds = contenders.map(() => []);
+  for (let round = 0; round < ROUNDS; round += 1) contenders.forEach(({ kit, index }, which) => rounds[which].push(run(kit, index, texts)));
+  return rounds.map((runs) => {
+    const micros = runs.map((one) => one.micros).sort((left, right) => left - right);
+    return { median: micros[Math.floor(ROUNDS / 2)], best: micros[0], results: runs[0].results };
+  });
+}
+
+const texts = queries();
+const contenders = [];
+for (const [name, dist] of [['this build', path.join(root, 'dist')], ['baseline', process.env.BENCH_BM25_BASELINE]]) {
+  if (dist === undefined) continue;
+  const kit = await load(path.resolve(dist));
+  const builtAt = performance.now();
+  contenders.push({ name, kit, index: build(kit), buildSeconds: (performance.now() - builtAt) / 1000 });
+}
+const measured = measure(contenders, texts);
+const matched = measured[0].results.reduce((sum, size) => sum + size, 0) / texts.length;
+console.log(`bm25: ${CHUNKS} chunks, ${texts.length} queries of 3 words, ${matched.toFixed(0)} matching chunks a query on average`);
+contenders.forEach(({ name, buildSeconds }, which) => {
+  const { median, best } = measured[which];
+  console.log(`  ${name.padEnd(10)}: ${median.toFixed(1)} µs CPU/query (median of ${ROUNDS} rounds; best ${best.toFixed(1)}); index built in ${buildSeconds.toFixed(1)} s`);
+});
+/**
+ * Whether two builds give every query the same scores (every matching label's, bit for bit) and
+ * the same best labels, with the bench's filter and with one rejecting a seventh of the labels.
+ */
+function differences([mine, baseline], texts) {
+  const oneInSeven = (label) => label % 7 !== 3;
+  let differing = 0;
+  for (const text of texts) {
+    const ours = mine.index.score(mine.kit.lexicalTerms(text));
+    const theirs = baseline.index.score(baseline.kit.lexicalTerms(text));
+    const same =
+      ours.size === theirs.size &&
+      [...ours.labels].every((label) => Object.is(ours.get(label), theirs.get(label))) &&
+      [accept, oneInSeven].every((filter) => ours.top(CANDIDATES, filter).join() === theirs.top(CANDIDATES, filter).join());
+    if (!same) differing += 1;
+    ours.release();
+    theirs.release();
+  }
+  return differing;
+}
+
+if (contenders.length === 2) {
+  const differing = differences(contenders, texts);
+  console.log(`  results: ${differing === 0 ? 'identical' : `${differing} queries DIFFER`} (every matching chunk's score bit for bit, and the best ${CANDIDATES} with and without a filter)`);
+  if (differing > 0) process.exitCode = 1;
+}
