@@ -36,17 +36,22 @@ describe('StoreData chunk texts in memory', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('fills an opened store from its segments in the background: searches and chunks() need no segment read afterwards', async () => {
-    const budget = new TextBudget(1024 * 1024);
-    let data = await open(budget);
+  /** file-a (alpha, 3 chunks) and file-b (beta, 2 chunks) committed, then the store closed. */
+  async function commitTwoFilesAndClose(budget: TextBudget): Promise<void> {
+    const data = await open(budget);
     await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
     await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
     await data.close();
+  }
+
+  it('fills an opened store from its segments in the background: searches and chunks() need no segment read afterwards', async () => {
+    const budget = new TextBudget(1024 * 1024);
+    await commitTwoFilesAndClose(budget);
     expect(budget.usedBytes).toBe(0);
     // Without the text image (as a store from before it): every text comes from the segments.
     await rm(path.join(folder, 'texts.img'));
 
-    data = await open(budget);
+    const data = await open(budget);
     await data.textsFilled;
     expect(budget.usedBytes).toBeGreaterThan(0);
     await deleteTextSegments(folder);
@@ -62,17 +67,14 @@ describe('StoreData chunk texts in memory', () => {
 
   it('reopens from the sealed text image alone, and trusts none of its files that changed since', async () => {
     const budget = new TextBudget(1024 * 1024);
-    let data = await open(budget);
-    await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
-    await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
-    await data.close();
+    await commitTwoFilesAndClose(budget);
     const image = path.join(folder, 'texts.img');
     expect((await stat(image)).mode & 0o777).toBe(0o600);
     expect((await readFile(image)).includes(Buffer.from('café'))).toBe(false);
 
     // The image alone is enough: no segment is read.
     await deleteTextSegments(folder);
-    data = await open(budget);
+    let data = await open(budget);
     await data.textsFilled;
     expect(await data.chunks('file-a')).toEqual(chunks('alpha', 3));
     expect((await data.search(vector(5), 1))[0]).toMatchObject({ fileId: 'file-b', chunkIndex: 1, text: 'beta chunk 1 — naïve café ✓' });
@@ -127,11 +129,8 @@ describe('StoreData chunk texts in memory', () => {
 
   it('falls back to segment reads when the budget is too small, and stays correct', async () => {
     const budget = new TextBudget(64);
-    let data = await open(budget);
-    await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
-    await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
-    await data.close();
-    data = await open(budget);
+    await commitTwoFilesAndClose(budget);
+    const data = await open(budget);
     await data.textsFilled;
     expect(budget.usedBytes).toBe(0);
     expect((await data.search(vector(4), 1))[0]).toMatchObject({ fileId: 'file-b', chunkIndex: 0, text: 'beta chunk 0 — naïve café ✓' });
