@@ -7,8 +7,13 @@ import { HNSW_WORKER_SOURCE } from './hnsw-worker-source.js';
 export type { Neighbor } from './hnsw-search-message.js';
 
 /**
- * HNSW parameters. M=16 / efConstruction=100 / ef=128 keep recall@10 above 0.95 at 100k × 384
- * (bench/vector-search.mjs measures it); ef grows with k at query time.
+ * HNSW parameters. M=16 / efConstruction=100 / ef=128 keep recall@10 above 0.95 at 100k × 384 on
+ * clustered vectors like a real model's (bench/vector-search.mjs); ef grows with k at query time
+ * (max(efSearch, 2k)). On local-embed's hashed vectors the walk finds far less (bench/ann-recall.mjs,
+ * bench/ingest.mjs's three-word queries on its kept 100k store: recall@30 0.41 at ef 128, 0.31 at
+ * 64, 0.20 at 32; fused top 10 against an exhaustive walk: 0.84 / 0.80 / 0.74 in common), so
+ * efSearch is not lowered for the walk's CPU (~1 ms at 128, ~0.6 at 64, ~0.35 at 32): no ef at or
+ * below 128 reaches recall 0.95 there, and every step down loses results.
  */
 export const HNSW_PARAMS = { m: 16, efConstruction: 100, efSearch: 128 } as const;
 
@@ -56,6 +61,16 @@ class IndexThread {
     this.worker.on('exit', (code) => fail(new Error(`the HNSW index thread exited with code ${code}`)));
   }
 
+  /** The thread is gone (it exited or threw): every graph it held is lost, and no call will be answered. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
+
+  /** Ends the thread as a crash would (the 'exit' handler above fails what it owed). */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
   call<T>(op: string, request: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
     return this.send<T>((id) => this.worker.postMessage({ id, op, ...request }, transfer));
   }
@@ -82,9 +97,18 @@ class IndexThread {
 let thread: IndexThread | null = null;
 let nextKey = 0;
 
+/** The live index thread; after one died (an OOM, an exit), the next index created or loaded starts a new one. */
 function indexThread(): IndexThread {
   thread ??= new IndexThread();
   return thread;
+}
+
+/**
+ * Ends the index thread the way a crash does (tests of the recovery: StoreData reopens its index
+ * on a new thread, see `lost`). Resolves once the thread has exited.
+ */
+export async function endIndexThread(): Promise<void> {
+  await thread?.terminate();
 }
 
 /**
@@ -117,6 +141,14 @@ export class HnswIndex {
     const key = nextKey++;
     const count = await host.call<number>('load', { key, path: filePath, dimensions });
     return new HnswIndex(host, key, dimensions, count);
+  }
+
+  /**
+   * The thread holding this graph died: the graph is gone and every call fails. The owner loads
+   * the index again (HnswIndex.load starts a new thread), from its snapshot and sealed vectors.
+   */
+  get lost(): boolean {
+    return this.thread.failed;
   }
 
   /** Points stored, deleted ones included (they keep their slot). */

@@ -150,6 +150,8 @@ function normalize(vector: readonly number[]): number[] {
 export class StoreData {
   private chain: Promise<unknown> = Promise.resolve();
   private index: HnswIndex | null = null;
+  /** Set while a lost index is being loaded again (recoverIndex). */
+  private recovering: Promise<void> | null = null;
   /** The vectors again, compact, for cosines outside the ANN walk (see vector-copy.ts); null before the first vector. */
   private copy: VectorCopy | null = null;
   /** Resolves once the vector copy holds every point of the index loaded at open (benches wait for it). */
@@ -273,7 +275,12 @@ export class StoreData {
     }
   }
 
-  private async loadIndex(): Promise<void> {
+  /**
+   * Loads the snapshot and makes it agree with the manifest. `reopen`: the index thread died (a
+   * lost index, hnsw-index.ts), so the graph comes back the same way on a new thread; the vector
+   * copy on this thread survived and is kept.
+   */
+  private async loadIndex(reopen = false): Promise<void> {
     const dimensions = this.manifest.meta.dimensions;
     if (dimensions === null) return;
     let index: HnswIndex | null = null;
@@ -298,9 +305,11 @@ export class StoreData {
       });
     }
     this.index = index;
-    this.copy = new VectorCopy(dimensions);
-    vectors.forEach((vector, row) => this.copy!.set(labels[row]!, vector));
-    this.fillCopy();
+    if (!reopen) {
+      this.copy = new VectorCopy(dimensions);
+      vectors.forEach((vector, row) => this.copy!.set(labels[row]!, vector));
+      this.fillCopy();
+    }
     if (vectors.length > 0) {
       await this.addPoints(vectors, labels);
       await this.index.save(this.indexPath());
@@ -324,8 +333,26 @@ export class StoreData {
     })();
   }
 
+  /**
+   * The index thread died (an OOM, an hnswlib failure): loads the index again on a new thread,
+   * under the store's lock, once however many calls notice. Nothing is lost: the snapshot and the
+   * sealed vectors of every committed file are on disk (the same repair as at open).
+   */
+  private recoverIndex(): Promise<void> {
+    this.recovering ??= this.exclusive(() => this.reopenLostIndex()).finally(() => {
+      this.recovering = null;
+    });
+    return this.recovering;
+  }
+
+  /** The reopening itself, for callers already holding the store's lock. */
+  private async reopenLostIndex(): Promise<void> {
+    if (this.index?.lost === true && !this.closed) await this.loadIndex(true);
+  }
+
   /** Reads points the copy lacks back from the index into it (labels of removed files are skipped). */
   private async copyFromIndex(labels: readonly number[]): Promise<void> {
+    if (this.index?.lost === true) await this.recoverIndex();
     const copy = this.copy;
     const missing = labels.filter((label) => copy !== null && !copy.has(label) && this.fileAt(label) !== undefined);
     if (this.index === null || copy === null || missing.length === 0) return;
@@ -338,7 +365,14 @@ export class StoreData {
   }
 
   private async addPoints(vectors: readonly (readonly number[])[], labels: number[]): Promise<void> {
-    await this.index!.add(vectors, labels);
+    const index = this.index!;
+    try {
+      await index.add(vectors, labels);
+    } catch (error) {
+      // The index thread died with them: the commit stands (its vectors are sealed on disk), and
+      // the reopened index re-adds them (recoverIndex).
+      if (!index.lost) throw error;
+    }
   }
 
   private async readVectors(fileId: string, dimensions: number): Promise<number[][]> {
@@ -438,6 +472,7 @@ export class StoreData {
         const start = this.manifest.meta.next_label;
         let added: Promise<void> = Promise.resolve();
         if (dimensions !== null) {
+          await this.reopenLostIndex();
           this.index ??= HnswIndex.create(dimensions);
           this.copy ??= new VectorCopy(dimensions);
           // Sent to the index thread, not awaited under the lock: it takes changes in order, and the
@@ -533,6 +568,7 @@ export class StoreData {
       if (!this.dirty) return;
       this.dirty = false;
       this.unsaved = 0;
+      await this.reopenLostIndex();
       await this.index?.save(this.indexPath());
       await this.lexical.save();
       await this.saveTexts();
@@ -672,7 +708,15 @@ export class StoreData {
     if (query.length !== dimensions) {
       throw new Error(`the query embedding has ${query.length} dimensions; this store holds ${dimensions}`);
     }
-    if (acceptFile === undefined) return this.index.search(query, k);
+    if (this.index.lost) await this.recoverIndex();
+    // A walk the dying thread owed is asked again of the reopened index.
+    const walk = (acceptRanges?: Int32Array) =>
+      this.index!.search(query, k, acceptRanges).catch(async (error: unknown) => {
+        if (this.index?.lost !== true) throw error;
+        await this.recoverIndex();
+        return this.index.search(query, k, acceptRanges);
+      });
+    if (acceptFile === undefined) return walk();
     const accepted = this.ranges.filter((range) => range.count > 0 && acceptFile(range.fileId));
     const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
     if (acceptedChunks === 0) return [];
@@ -680,7 +724,7 @@ export class StoreData {
     // The index thread filters its walk by these label ranges (sorted by start, as this.ranges are).
     const acceptRanges = new Int32Array(accepted.length * 2);
     accepted.forEach((range, index) => acceptRanges.set([range.start, range.count], index * 2));
-    return this.index.search(query, k, acceptRanges);
+    return walk(acceptRanges);
   }
 
   /**
@@ -789,7 +833,7 @@ export class StoreData {
     this.closed = true;
     this.reader.close();
     this.texts.clear();
-    await this.index?.close();
+    if (this.index?.lost !== true) await this.index?.close();
     await this.manifest.close();
   }
 }
