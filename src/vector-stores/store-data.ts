@@ -12,6 +12,7 @@ import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
 import { ChunkTexts } from './chunk-texts.js';
 import { processTextBudget, type TextBudget } from './text-budget.js';
+import { writePartsAtomic } from './snapshot-file.js';
 import { decodeTextSegment, encodeTextSegment, type StoredChunk } from './text-segment.js';
 import { VectorCopy } from './vector-copy.js';
 
@@ -570,7 +571,39 @@ export class StoreData {
       await this.reopenLostIndex();
       await this.index?.save(this.indexPath());
       await this.lexical.save();
+      await this.saveTexts();
     });
+  }
+
+  private textImagePath(): string {
+    return path.join(this.folder, 'texts.img');
+  }
+
+  private textImageAad(): string {
+    return `vector_store:${this.storeId}:texts`;
+  }
+
+  /** The segment name a committed file has now ('' for an entry from before segment names); undefined when not committed. */
+  private readonly currentSegment = (fileId: string): string | undefined => {
+    const entry = this.manifest.get(fileId);
+    return entry === undefined ? undefined : (entry.segment ?? '');
+  };
+
+  /**
+   * Writes the held texts as one sealed image (`texts.img`, chunk-texts.ts) when they changed
+   * since the last: the next open reads them back with one read and one unseal instead of one
+   * unseal per chunk (~12 µs each, over a second of the event loop at 100,000 chunks). Runs in
+   * the store's exclusive section, so no commit or removal changes them while it is written.
+   */
+  private async saveTexts(): Promise<void> {
+    if (!this.texts.changed) return;
+    this.texts.markSaved();
+    try {
+      await writePartsAtomic(this.textImagePath(), await this.sealer.sealInSlices(this.texts.imageParts(this.currentSegment), this.textImageAad()));
+    } catch (error) {
+      this.texts.markChanged();
+      throw error;
+    }
   }
 
   /** A file's chunks (decrypted), in order: from memory, else read from its segment (and then held). */
@@ -601,16 +634,40 @@ export class StoreData {
   private fillTexts(): void {
     const fileIds = this.ranges.map((range) => range.fileId);
     this.textsFilled = (async () => {
+      await this.holdTextImage();
       let at = 0;
-      while (at < fileIds.length && !this.closed) {
+      let spent = false;
+      while (at < fileIds.length && !this.closed && !spent) {
         const sliceEnd = performance.now() + TEXT_FILL_SLICE_MS;
-        while (at < fileIds.length && performance.now() < sliceEnd) {
-          if (!this.fillFile(fileIds[at]!)) return;
+        while (at < fileIds.length && performance.now() < sliceEnd && !spent) {
+          spent = !this.fillFile(fileIds[at]!);
           at += 1;
         }
         await new Promise((resolve) => setImmediate(resolve));
       }
+      // What was read from segments (or dropped from a stale image) goes into the image now, not at the next change.
+      if (this.texts.changed) await this.exclusive(() => (this.closed ? Promise.resolve() : this.saveTexts())).catch(() => undefined);
     })();
+  }
+
+  /**
+   * Holds the files of the last text image that are still the committed version (one read and one
+   * unseal of the whole image: tens of ms at 100,000 chunks, once). Without a readable image
+   * (none yet, torn, or not ours) every file is read from its segment by the fill.
+   */
+  private async holdTextImage(): Promise<void> {
+    let image: Buffer;
+    try {
+      image = this.sealer.unseal(await readFile(this.textImagePath()), this.textImageAad());
+    } catch {
+      return;
+    }
+    if (this.closed) return;
+    try {
+      if (this.texts.holdImage(image, this.currentSegment)) this.texts.markChanged();
+    } catch {
+      this.texts.markChanged(); // an image of another layout: rewritten from what the fill holds
+    }
   }
 
   /** Holds one committed file's texts read from its segment; false once the budget is spent. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,15 +36,22 @@ describe('StoreData chunk texts in memory', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('fills an opened store in the background: searches and chunks() need no segment read afterwards', async () => {
-    const budget = new TextBudget(1024 * 1024);
-    let data = await open(budget);
+  /** file-a (alpha, 3 chunks) and file-b (beta, 2 chunks) committed, then the store closed. */
+  async function commitTwoFilesAndClose(budget: TextBudget): Promise<void> {
+    const data = await open(budget);
     await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
     await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
     await data.close();
-    expect(budget.usedBytes).toBe(0);
+  }
 
-    data = await open(budget);
+  it('fills an opened store from its segments in the background: searches and chunks() need no segment read afterwards', async () => {
+    const budget = new TextBudget(1024 * 1024);
+    await commitTwoFilesAndClose(budget);
+    expect(budget.usedBytes).toBe(0);
+    // Without the text image (as a store from before it): every text comes from the segments.
+    await rm(path.join(folder, 'texts.img'));
+
+    const data = await open(budget);
     await data.textsFilled;
     expect(budget.usedBytes).toBeGreaterThan(0);
     await deleteTextSegments(folder);
@@ -56,6 +63,45 @@ describe('StoreData chunk texts in memory', () => {
     expect(await data.chunks('file-b')).toEqual(chunks('beta', 2));
     await data.close();
     expect(budget.usedBytes).toBe(0);
+  });
+
+  it('reopens from the sealed text image alone, and trusts none of its files that changed since', async () => {
+    const budget = new TextBudget(1024 * 1024);
+    await commitTwoFilesAndClose(budget);
+    const image = path.join(folder, 'texts.img');
+    expect((await stat(image)).mode & 0o777).toBe(0o600);
+    expect((await readFile(image)).includes(Buffer.from('café'))).toBe(false);
+
+    // The image alone is enough: no segment is read.
+    await deleteTextSegments(folder);
+    let data = await open(budget);
+    await data.textsFilled;
+    expect(await data.chunks('file-a')).toEqual(chunks('alpha', 3));
+    expect((await data.search(vector(5), 1))[0]).toMatchObject({ fileId: 'file-b', chunkIndex: 1, text: 'beta chunk 1 — naïve café ✓' });
+
+    // Changes after the image was written and no snapshot since (a crash): the image's file-a and
+    // file-b are stale, the next open reads file-a's new version from its segment and drops file-b.
+    await data.commitFile('file-a', chunks('gamma', 2), [vector(6), vector(7)]);
+    await data.removeFile('file-b');
+    const crashed = data;
+    data = await open(new TextBudget(1024 * 1024));
+    await data.textsFilled;
+    expect(await data.chunks('file-a')).toEqual(chunks('gamma', 2));
+    expect(await data.chunkText('file-b', 0)).toBe('');
+    // The fill wrote a fresh image (before any snapshot): file-a's new texts, nothing of file-b.
+    const written = sealer.unseal(await readFile(image), 'vector_store:store-1:texts');
+    expect(written.includes(Buffer.from('gamma chunk 1'))).toBe(true);
+    expect(written.includes(Buffer.from('beta chunk'))).toBe(false);
+    expect(written.includes(Buffer.from('alpha chunk'))).toBe(false);
+    await data.close();
+    await crashed.close();
+    await deleteTextSegments(folder);
+    const fresh = new TextBudget(1024 * 1024);
+    data = await open(fresh);
+    await data.textsFilled;
+    expect(await data.chunks('file-a')).toEqual(chunks('gamma', 2));
+    await data.close();
+    expect(fresh.usedBytes).toBe(0);
   });
 
   it('holds a commit without reading it back and frees a removed or replaced file', async () => {
@@ -83,11 +129,8 @@ describe('StoreData chunk texts in memory', () => {
 
   it('falls back to segment reads when the budget is too small, and stays correct', async () => {
     const budget = new TextBudget(64);
-    let data = await open(budget);
-    await data.commitFile('file-a', chunks('alpha', 3), [vector(1), vector(2), vector(3)]);
-    await data.commitFile('file-b', chunks('beta', 2), [vector(4), vector(5)]);
-    await data.close();
-    data = await open(budget);
+    await commitTwoFilesAndClose(budget);
+    const data = await open(budget);
     await data.textsFilled;
     expect(budget.usedBytes).toBe(0);
     expect((await data.search(vector(4), 1))[0]).toMatchObject({ fileId: 'file-b', chunkIndex: 0, text: 'beta chunk 0 — naïve café ✓' });
