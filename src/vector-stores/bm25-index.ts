@@ -1,7 +1,7 @@
 /**
  * An Okapi BM25 inverted index over integer labels (a store's chunk labels, the same as the HNSW
- * index's), kept compact: one Int32Array of (label, term frequency) pairs per term, document
- * lengths in a typed array by label. Written here rather than with MiniSearch because at 100k
+ * index's), kept compact: one Int32Array of (label, term frequency, document length) triples per
+ * term, document lengths in a typed array by label too. Written here rather than with MiniSearch because at 100k
  * chunks MiniSearch's Map-per-posting layout took ~500 MB and its search (no top-k, a result
  * object per matching document) ~25 ms p99, and it hides the document frequencies an absolute
  * score needs; this layout takes tens of MB and answers in well under a millisecond.
@@ -144,10 +144,18 @@ function bestOf(labels: Int32Array, sums: Float64Array, divisor: number, k: numb
 }
 
 interface Postings {
-  /** label, frequency, label, frequency, … in ascending label order. */
-  pairs: Int32Array;
+  /**
+   * label, frequency, length, label, frequency, length, … in ascending label order. The length
+   * (the label's, as in Bm25Index.lengths) is repeated in each posting so the scoring loops read
+   * it in order with the posting rather than from a per-label array at a scattered place: one
+   * cache line fewer per posting, for ~10 MB more at 100,000 chunks. The saved image keeps pairs.
+   */
+  triples: Int32Array;
   size: number;
 }
+
+/** Int32s per posting in memory. */
+const STRIDE = 3;
 
 export class Bm25Index {
   private readonly postings = new Map<string, Postings>();
@@ -183,7 +191,7 @@ export class Bm25Index {
     if (this.distinct[label]! > 0) this.compact();
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, frequency] of counts) this.append(term, label, frequency);
+    for (const [term, frequency] of counts) this.append(term, label, frequency, terms.length);
     this.present[label] = 1;
     this.lengths[label] = terms.length;
     this.distinct[label] = counts.size;
@@ -240,9 +248,9 @@ export class Bm25Index {
       // Three loops for one sum (same expression, same order, so the same bits): with no removed
       // label awaiting compaction no posting needs its presence checked, and while nothing has
       // matched yet every posting is a new label (0 + x is x).
-      if (this.deadPostings > 0) matchedCount = addLive(list, weights, this.lengths, this.present, byLabel, matched, matchedCount);
-      else if (matchedCount === 0) matchedCount = addFirst(list, weights, this.lengths, byLabel, matched);
-      else matchedCount = addMore(list, weights, this.lengths, byLabel, matched, matchedCount);
+      if (this.deadPostings > 0) matchedCount = addLive(list, weights, this.present, byLabel, matched, matchedCount);
+      else if (matchedCount === 0) matchedCount = addFirst(list, weights, byLabel, matched);
+      else matchedCount = addMore(list, weights, byLabel, matched, matchedCount);
     }
     const labels = matched.subarray(0, matchedCount);
     // The best now, while the sums are in the cache (LexicalScores.top).
@@ -256,7 +264,7 @@ export class Bm25Index {
   private liveFrequency(list: Postings): number {
     if (this.deadPostings === 0) return list.size;
     let live = 0;
-    for (let index = 0; index < list.size * 2; index += 2) if (this.present[list.pairs[index]!] === 1) live += 1;
+    for (let index = 0; index < list.size * STRIDE; index += STRIDE) if (this.present[list.triples[index]!] === 1) live += 1;
     return live;
   }
 
@@ -268,18 +276,20 @@ export class Bm25Index {
     this.present = grow(this.present, capacity);
   }
 
-  private append(term: string, label: number, frequency: number): void {
+  private append(term: string, label: number, frequency: number, length: number): void {
     let list = this.postings.get(term);
     if (list === undefined) {
-      list = { pairs: new Int32Array(4), size: 0 };
+      list = { triples: new Int32Array(2 * STRIDE), size: 0 };
       this.postings.set(term, list);
-    } else if (list.size * 2 === list.pairs.length) {
-      const bigger = new Int32Array(list.pairs.length * 2);
-      bigger.set(list.pairs);
-      list.pairs = bigger;
+    } else if (list.size * STRIDE === list.triples.length) {
+      const bigger = new Int32Array(list.triples.length * 2);
+      bigger.set(list.triples);
+      list.triples = bigger;
     }
-    list.pairs[list.size * 2] = label;
-    list.pairs[list.size * 2 + 1] = frequency;
+    const at = list.size * STRIDE;
+    list.triples[at] = label;
+    list.triples[at + 1] = frequency;
+    list.triples[at + 2] = length;
     list.size += 1;
   }
 
@@ -287,15 +297,17 @@ export class Bm25Index {
   compact(): void {
     for (const [term, list] of this.postings) {
       let kept = 0;
-      for (let index = 0; index < list.size * 2; index += 2) {
-        const label = list.pairs[index]!;
+      const { triples } = list;
+      for (let index = 0; index < list.size * STRIDE; index += STRIDE) {
+        const label = triples[index]!;
         if (this.present[label] !== 1) continue;
-        list.pairs[kept * 2] = label;
-        list.pairs[kept * 2 + 1] = list.pairs[index + 1]!;
+        triples[kept * STRIDE] = label;
+        triples[kept * STRIDE + 1] = triples[index + 1]!;
+        triples[kept * STRIDE + 2] = triples[index + 2]!;
         kept += 1;
       }
       if (kept === 0) this.postings.delete(term);
-      else if (kept * 4 < list.pairs.length) list.pairs = list.pairs.slice(0, Math.max(4, kept * 2));
+      else if (kept * STRIDE * 2 < triples.length) list.triples = triples.slice(0, Math.max(2 * STRIDE, kept * STRIDE));
       list.size = kept;
     }
     for (let label = 0; label < this.present.length; label += 1) if (this.present[label] !== 1) this.distinct[label] = 0;
@@ -338,7 +350,7 @@ export class Bm25Index {
         at += 4 + bytes.length;
         part.writeUInt32LE(list.size, at);
         at += 4;
-        at += copyInto(part, at, list.pairs.subarray(0, list.size * 2));
+        at += copyInto(part, at, pairsOf(list));
       }
       pending = [];
       pendingBytes = 0;
@@ -379,7 +391,7 @@ export class Bm25Index {
       const term = decoder.decode(buffer.subarray(offset, offset + termLength));
       offset += termLength;
       const size = u32();
-      index.postings.set(term, { pairs: new Int32Array(readBytes(buffer, offset, size * 8)), size });
+      index.postings.set(term, { triples: triplesOf(new Int32Array(readBytes(buffer, offset, size * 8)), index.lengths), size });
       offset += size * 8;
     }
     if (offset !== buffer.length) throw new Error('lexical index image has trailing bytes');
@@ -404,42 +416,65 @@ interface TermWeights {
 }
 
 /** Adds a term's postings to sums that are all still zero: every label is new. Returns the matched count. */
-function addFirst(list: Postings, { weight, normBase, normPerLength }: TermWeights, lengths: Uint32Array, byLabel: Float64Array, matched: Int32Array): number {
-  const { pairs, size } = list;
-  for (let index = 0; index < size * 2; index += 2) {
-    const label = pairs[index]!;
-    const frequency = pairs[index + 1]!;
-    matched[index >> 1] = label;
-    byLabel[label] = (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
+function addFirst(list: Postings, { weight, normBase, normPerLength }: TermWeights, byLabel: Float64Array, matched: Int32Array): number {
+  const { triples, size } = list;
+  for (let index = 0, count = 0; index < size * STRIDE; index += STRIDE, count += 1) {
+    const label = triples[index]!;
+    const frequency = triples[index + 1]!;
+    matched[count] = label;
+    byLabel[label] = (weight * frequency) / (frequency + normBase + normPerLength * triples[index + 2]!);
   }
   return size;
 }
 
 /** Adds a term's postings (all of live labels) to the sums, recording labels matched for the first time. */
-function addMore(list: Postings, { weight, normBase, normPerLength }: TermWeights, lengths: Uint32Array, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
-  const { pairs, size } = list;
+function addMore(list: Postings, { weight, normBase, normPerLength }: TermWeights, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
+  const { triples, size } = list;
   let count = matchedCount;
-  for (let index = 0; index < size * 2; index += 2) {
-    const label = pairs[index]!;
-    const frequency = pairs[index + 1]!;
+  for (let index = 0; index < size * STRIDE; index += STRIDE) {
+    const label = triples[index]!;
+    const frequency = triples[index + 1]!;
     if (byLabel[label] === 0) matched[count++] = label;
-    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
+    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * triples[index + 2]!);
   }
   return count;
 }
 
 /** addMore for postings that may belong to removed labels (skipped). */
-function addLive(list: Postings, { weight, normBase, normPerLength }: TermWeights, lengths: Uint32Array, present: Uint8Array, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
-  const { pairs, size } = list;
+function addLive(list: Postings, { weight, normBase, normPerLength }: TermWeights, present: Uint8Array, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
+  const { triples, size } = list;
   let count = matchedCount;
-  for (let index = 0; index < size * 2; index += 2) {
-    const label = pairs[index]!;
+  for (let index = 0; index < size * STRIDE; index += STRIDE) {
+    const label = triples[index]!;
     if (present[label] !== 1) continue;
-    const frequency = pairs[index + 1]!;
+    const frequency = triples[index + 1]!;
     if (byLabel[label] === 0) matched[count++] = label;
-    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * lengths[label]!);
+    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * triples[index + 2]!);
   }
   return count;
+}
+
+/** A posting list as the image keeps it: (label, frequency) pairs. */
+function pairsOf(list: Postings): Int32Array {
+  const pairs = new Int32Array(list.size * 2);
+  for (let posting = 0; posting < list.size; posting += 1) {
+    pairs[posting * 2] = list.triples[posting * STRIDE]!;
+    pairs[posting * 2 + 1] = list.triples[posting * STRIDE + 1]!;
+  }
+  return pairs;
+}
+
+/** An image's (label, frequency) pairs as triples, with each label's length. */
+function triplesOf(pairs: Int32Array, lengths: Uint32Array): Int32Array {
+  const size = pairs.length / 2;
+  const triples = new Int32Array(Math.max(2, size) * STRIDE);
+  for (let posting = 0; posting < size; posting += 1) {
+    const label = pairs[posting * 2]!;
+    triples[posting * STRIDE] = label;
+    triples[posting * STRIDE + 1] = pairs[posting * 2 + 1]!;
+    triples[posting * STRIDE + 2] = lengths[label] ?? 0;
+  }
+  return triples;
 }
 
 function grow<T extends Uint32Array | Uint8Array>(array: T, capacity: number): T {

@@ -217,6 +217,32 @@ describe('Bm25Index scoring paths', () => {
   });
 });
 
+describe('Bm25Index images and later changes', () => {
+  it('keeps scoring exactly after decoding, removing, compacting and adding again', () => {
+    const texts = (label: number) => [`t${label % 11}`, `u${label % 5}`, `t${label % 11}`, `w${label}`].slice(0, 1 + (label % 4));
+    const index = new Bm25Index();
+    for (let label = 0; label < 300; label += 1) index.add(label, texts(label));
+    for (let label = 0; label < 300; label += 4) index.remove(label);
+    const decoded = Bm25Index.decode(index.encode());
+    // Enough removals to compact the decoded postings, then labels new and old indexed again.
+    for (let label = 1; label < 300; label += 2) decoded.remove(label);
+    for (let label = 300; label < 320; label += 1) decoded.add(label, texts(label));
+    decoded.add(1, ['t1', 'extra']);
+    const documents = new Map<number, string[]>();
+    for (let label = 0; label < 320; label += 1) if (label >= 300 || (label % 4 !== 0 && label % 2 === 0)) documents.set(label, texts(label));
+    documents.set(1, ['t1', 'extra']);
+    expect(decoded.labels()).toEqual([...documents.keys()].sort((left, right) => left - right));
+    for (const query of [['t1'], ['u3', 't5'], ['extra', 'w310', 't2'], ['nowhere']]) {
+      const scores = decoded.score(query);
+      const expected = exactScores(documents, query);
+      expect(scores.size).toBe(expected.size);
+      for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
+      expect(scores.top(7)).toEqual(referenceTop(expected, 7, () => true));
+      scores.release();
+    }
+  });
+});
+
 describe('lexicalTerms', () => {
   it('drops stop words and reduces inflections to one stem', () => {
     expect(lexicalTerms('What did the Supreme Court justices ask?')).toEqual(['suprem', 'court', 'justic', 'ask']);
