@@ -98,9 +98,11 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
 
   scored.sort((left, right) => right.score - left.score || left.label - right.label);
   const kept = scored.slice(0, query.keep);
-  // Only the kept chunks' text is read (from the store's text caches, or one positional read each
-  // through the store's open segments, chunk-reader.ts), all at once: their reads overlap.
-  return Promise.all(kept.map(async ({ label: _label, ...hit }) => ({ ...hit, text: await data.chunkText(hit.fileId, hit.chunkIndex) })));
+  // Only the kept chunks' text is looked up (in the store's memory, chunk-texts.ts; a file not held
+  // there is one positional read through its open segment, chunk-reader.ts), all at once: such reads
+  // overlap. The hits are built field by field: a rest/spread copy and an async closure per hit cost ~50 µs a search.
+  const texts = await Promise.all(kept.map((hit) => data.chunkText(hit.fileId, hit.chunkIndex)));
+  return kept.map((hit, index) => ({ fileId: hit.fileId, chunkIndex: hit.chunkIndex, score: hit.score, semantic: hit.semantic, lexical: hit.lexical, text: texts[index]! }));
 }
 
 interface Candidate extends Omit<ScoredChunk, 'text'> {

@@ -1,7 +1,7 @@
 /**
  * Bytes of decrypted chunk text every open store of this process may hold in memory together
  * (chunk-texts.ts). 256 MB holds the texts of 100,000 small files with room to spare: the kept
- * 100k-chunk bench store (1,070 files of ~100 notes) is ~12 MB of text, and 100,000 files of one
+ * 100k-chunk bench store (1,070 files of ~100 notes) holds ~14 MB, and 100,000 files of one
  * to two kB each are 100–200 MB. Beyond it a store serves texts by reading its sealed segments, as
  * every store did before (issue 16): memory stays bounded however many large stores are opened.
  */
