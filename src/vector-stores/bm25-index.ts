@@ -148,7 +148,8 @@ interface Postings {
    * label, frequency, length, label, frequency, length, … in ascending label order. The length
    * (the label's, as in Bm25Index.lengths) is repeated in each posting so the scoring loops read
    * it in order with the posting rather than from a per-label array at a scattered place: one
-   * cache line fewer per posting, for ~10 MB more at 100,000 chunks. The saved image keeps pairs.
+   * cache line fewer per posting, for 4 bytes more each (10–25 MB at 100,000 chunks, by chunk
+   * size: +10–15 MB peak RSS on bench/ingest.mjs's store). The saved image keeps pairs.
    */
   triples: Int32Array;
   size: number;
