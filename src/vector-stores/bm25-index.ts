@@ -148,8 +148,8 @@ interface Postings {
    * label, frequency, length, label, frequency, length, … in ascending label order. The length
    * (the label's, as in Bm25Index.lengths) is repeated in each posting so the scoring loops read
    * it in order with the posting rather than from a per-label array at a scattered place: one
-   * cache line fewer per posting, for 4 bytes more each (10–25 MB at 100,000 chunks, by chunk
-   * size: +10–15 MB peak RSS on bench/ingest.mjs's store). The saved image keeps pairs.
+   * cache line fewer per posting, for 4 bytes more each (~12 MB for the 3 million postings of
+   * bench/ingest.mjs's 100,000 chunks). The saved image keeps pairs.
    */
   triples: Int32Array;
   size: number;
@@ -387,12 +387,13 @@ export class Bm25Index {
     index.present = new Uint8Array(readBytes(buffer, offset, labelCount));
     offset += labelCount;
     const decoder = new TextDecoder();
+    const image = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     for (let count = 0; count < termCount; count += 1) {
       const termLength = u32();
       const term = decoder.decode(buffer.subarray(offset, offset + termLength));
       offset += termLength;
       const size = u32();
-      index.postings.set(term, { triples: triplesOf(new Int32Array(readBytes(buffer, offset, size * 8)), index.lengths), size });
+      index.postings.set(term, { triples: triplesAt(image, offset, size, index.lengths), size });
       offset += size * 8;
     }
     if (offset !== buffer.length) throw new Error('lexical index image has trailing bytes');
@@ -465,14 +466,18 @@ function pairsOf(list: Postings): Int32Array {
   return pairs;
 }
 
-/** An image's (label, frequency) pairs as triples, with each label's length. */
-function triplesOf(pairs: Int32Array, lengths: Uint32Array): Int32Array {
-  const size = pairs.length / 2;
+/**
+ * The `size` (label, frequency) pairs of an image at offset, as triples with each label's length.
+ * Read in place (little-endian, as written): an aligned copy of the pairs first was as many MB of
+ * garbage as the image's postings when a store opened.
+ */
+function triplesAt(image: DataView, offset: number, size: number, lengths: Uint32Array): Int32Array {
+  if (offset + size * 8 > image.byteLength) throw new Error('lexical index image is truncated');
   const triples = new Int32Array(Math.max(2, size) * STRIDE);
   for (let posting = 0; posting < size; posting += 1) {
-    const label = pairs[posting * 2]!;
+    const label = image.getInt32(offset + posting * 8, true);
     triples[posting * STRIDE] = label;
-    triples[posting * STRIDE + 1] = pairs[posting * 2 + 1]!;
+    triples[posting * STRIDE + 1] = image.getInt32(offset + posting * 8 + 4, true);
     triples[posting * STRIDE + 2] = lengths[label] ?? 0;
   }
   return triples;
