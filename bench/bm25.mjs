@@ -1,4 +1,4 @@
-// Micro bench of the lexical side of a search (src/vector-stores/bm25-index.ts): µs per query at
+// Micro bench of the lexical side of a search (src/vector-stores/bm25-index.ts): CPU µs per query at
 // 100,000 chunks for the query's terms (tokenising, stemming), its BM25 scoring, the 30 best labels
 // (search.ts's MIN_CANDIDATES) through a filter, and the release of the reused arrays. The corpus
 // and the queries are drawn like bench/ingest.mjs's (words of a 5,000-word vocabulary skewed toward
@@ -27,7 +27,7 @@ async function load(dist) {
   return { Bm25Index: bm25.Bm25Index, lexicalTerms: terms.lexicalTerms };
 }
 
-/** A store of CHUNKS chunks of 35–65 words (a 100-token chunk of bench/ingest.mjs's notes), a few removed as files are. */
+/** A store of CHUNKS chunks of 35–65 words (a 100-token chunk of bench/ingest.mjs's notes), none removed (as in its kept store). */
 function build({ Bm25Index, lexicalTerms }) {
   const random = seededRandom(11);
   const index = new Bm25Index();
