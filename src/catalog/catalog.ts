@@ -18,16 +18,18 @@ export class Catalog {
 
   /** Models with at least one enabled provider. */
   activeModels(): Array<[string, ModelConfig]> {
-    return Object.entries(this.config.models).filter(([, model]) =>
-      model.routes.some((route) => this.config.providers[route.provider]?.enabled === true),
-    );
+    return Object.entries(this.config.models).filter(([, model]) => this.isActive(model));
   }
 
   /** One model of activeModels() by id (an own key of the config, not an inherited name). */
   private activeModel(id: string): [string, ModelConfig] | undefined {
     if (!Object.hasOwn(this.config.models, id)) return undefined;
     const model = this.config.models[id]!;
-    return model.routes.some((route) => this.config.providers[route.provider]?.enabled === true) ? [id, model] : undefined;
+    return this.isActive(model) ? [id, model] : undefined;
+  }
+
+  private isActive(model: ModelConfig): boolean {
+    return model.routes.some((route) => this.config.providers[route.provider]?.enabled === true);
   }
 
   visibleTo(plan: PlanConfig): Array<[string, ModelConfig]> {
@@ -41,7 +43,7 @@ export class Catalog {
     const entry = this.activeModel(name.id);
     if (entry === undefined) {
       // Suggest only among the models this plan sees: an advanced model is not a hint to give.
-      const visible = this.activeModels().filter(([, model]) => !model.advanced || plan.benefits.includes('advanced_models')).map(([id]) => id);
+      const visible = this.visibleTo(plan).map(([id]) => id);
       const suggestion = didYouMean(name.id, visible);
       throw new GatewayError('INFERENCE_3001', `Unknown model "${requested}".${suggestion} List the available models with GET /v1/models (or \`igw models\`).`, { model: requested });
     }

@@ -24,7 +24,6 @@ const IMAGE_MAGIC = Buffer.from('IGWT1', 'latin1');
  */
 export class ChunkTexts {
   private readonly files = new Map<string, Buffer>();
-  private bytes = 0;
   /** Whether what is held differs from the last image written (or read). */
   private changedSinceImage = false;
 
@@ -32,11 +31,6 @@ export class ChunkTexts {
 
   has(fileId: string): boolean {
     return this.files.has(fileId);
-  }
-
-  /** Bytes held (counted as the budget counts them). */
-  get byteLength(): number {
-    return this.bytes;
   }
 
   get changed(): boolean {
@@ -61,7 +55,6 @@ export class ChunkTexts {
     for (const chunk of chunks) textBytes += Buffer.byteLength(chunk.text, 'utf8');
     const bytes = textStart + textBytes + FILE_OVERHEAD_BYTES;
     if (!this.budget.take(bytes)) return false;
-    this.bytes += bytes;
     this.changedSinceImage = true;
     const held = Buffer.allocUnsafe(textStart + textBytes);
     held.writeUInt32LE(count, 0);
@@ -100,7 +93,6 @@ export class ChunkTexts {
     if (held === undefined) return;
     this.files.delete(fileId);
     this.changedSinceImage = true;
-    this.bytes -= cost(held);
     this.budget.give(cost(held));
   }
 
@@ -163,7 +155,6 @@ export class ChunkTexts {
       if (this.files.has(fileId) || !this.budget.take(heldLength + FILE_OVERHEAD_BYTES)) continue;
       // A copy of its own: a slice would keep the whole image alive after the file is dropped.
       this.files.set(fileId, Buffer.from(image.subarray(start, at)));
-      this.bytes += heldLength + FILE_OVERHEAD_BYTES;
     }
     return stale;
   }
