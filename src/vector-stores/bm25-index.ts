@@ -17,10 +17,14 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
 const COMPACT_DEAD_SHARE = 0.25;
 const MAGIC = 0x4c574749; // "IGWL" little-endian
 const FORMAT_VERSION = 1;
-/** Score arrays kept for reuse (about as many as searches in flight; 1.2 MB each at 100,000 chunks). */
-const MAX_SCRATCH = 8;
 /** encodeParts' part size. */
 const PART_BYTES = 1024 * 1024;
+/**
+ * Labels per scoring window (see scoreBest): the window's sums and offsets (24 KB) stay in the
+ * L1 cache, where a sum per label of the whole store (800 KB at 100,000 chunks, one set per search
+ * in flight) missed the caches at nearly every posting.
+ */
+const WINDOW = 2048;
 
 export interface LexicalScore {
   label: number;
@@ -29,62 +33,86 @@ export interface LexicalScore {
 }
 
 /**
- * How many best labels a query picks while its scores are fresh in the cache (see Bm25Index.score):
- * as many as a search asks for (search.ts: at most 50 candidates).
+ * How many best labels a query picks while it is scored (see Bm25Index.score): as many as a
+ * search asks for (search.ts: at most 50 candidates).
  */
 export const BEST_KEPT = 50;
 
+/** One query term as scored: its postings as they were then, and its BM25 constants. */
+interface QueryTerm {
+  /**
+   * The posting list's array when the query was scored, read up to `size`: the index never
+   * rewrites a posting once stored (it appends past the size, and compaction writes new arrays),
+   * so these stay the postings of that moment whatever is committed or removed later.
+   */
+  triples: Int32Array;
+  size: number;
+  /** A posting adds weight × f / (f + normBase + normPerLength × length): norm = k1 × (1 − b + b × length / average), split. */
+  weight: number;
+  normBase: number;
+  normPerLength: number;
+}
+
+/** What a query's scores are computed from, fixed when it is scored. */
+interface ScoringPlan {
+  /** The query's distinct terms that have postings, in the query's order (a label's sum adds them in this order). */
+  terms: QueryTerm[];
+  /** Which labels were live, when some postings belonged to removed labels; null when every posting was live. */
+  present: Uint8Array | null;
+  /** The query's ceiling (see Bm25Index.score). */
+  ceiling: number;
+}
+
+const EMPTY_PLAN: ScoringPlan = { terms: [], present: null, ceiling: 1 };
+
 /**
- * The lexical scores of one query: every matching label's score, and the best of them. The index
- * leaves its sums undivided (dividing each by the query's ceiling was one more pass over every
- * matching label); a score is divided when read, which gives the same bits.
+ * The lexical scores of one query: the best labels, picked when it was scored, and any label's
+ * score on demand. Nothing per label is kept: a label's score is summed again from the query
+ * terms' postings (a binary search in each), which for the few dozen labels a search asks about
+ * costs far less than a score array of the whole store did. The scores are those of the index
+ * when the query was scored, whatever changes after.
  */
 export class LexicalScores {
   constructor(
-    /** BM25 by label, not yet divided by the ceiling; 0 where no term matches. */
-    private readonly byLabel: Float64Array,
-    /** Matching labels, in no particular order. */
-    readonly labels: Int32Array,
-    /** The query's ceiling (see Bm25Index.score). */
-    private readonly ceiling = 1,
+    private readonly plan: ScoringPlan,
+    /** How many live labels match a query term. */
+    readonly size: number,
     /** The best of the labels, best first (ties: lower label first): the `bestKept` best, or all when fewer match. */
     private readonly best: Int32Array,
     private readonly bestKept: number,
-    private readonly onRelease: () => void = () => undefined,
   ) {}
 
+  /** Matching labels, in no particular order (for checks: a search reads get and top only). */
+  get labels(): Int32Array {
+    const { terms, present } = this.plan;
+    const labels = new Set<number>();
+    for (const { triples, size } of terms) {
+      for (let at = 0; at < size * STRIDE; at += STRIDE) if (present === null || present[triples[at]!] === 1) labels.add(triples[at]!);
+    }
+    return Int32Array.from(labels);
+  }
+
   /**
-   * Hands the arrays back to the index for the next query (it then clears only the labels this
-   * one touched). Read nothing after: the next query overwrites them. Not calling it is safe,
-   * the next query then allocates its own.
+   * The label's score; 0 when it matches no query term. Summed in the query's term order, as the
+   * scoring does, so the bits are the same as the ranking's.
    */
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    // A query matching a large share of the store clears it all at once (a memset beats scattered writes).
-    if (this.labels.length * 8 > this.byLabel.length) this.byLabel.fill(0);
-    else for (let index = 0; index < this.labels.length; index += 1) this.byLabel[this.labels[index]!] = 0;
-    this.onRelease();
-  }
-
-  private released = false;
-
-  get size(): number {
-    return this.labels.length;
-  }
-
-  /** The label's score; 0 when it matches no query term. */
   get(label: number): number {
-    return (this.byLabel[label] ?? 0) / this.ceiling;
+    const { terms, present, ceiling } = this.plan;
+    if (present !== null && present[label] !== 1) return 0;
+    let sum = 0;
+    for (const term of terms) {
+      const at = postingOf(term, label);
+      if (at >= 0) sum += contribution(term, term.triples[at + 1]!, term.triples[at + 2]!);
+    }
+    return sum / ceiling;
   }
 
   /**
    * The k best-scored labels passing `accept`, best first (ties: lower label first). Taken from
    * the best labels picked at scoring time when they hold k that pass (the order is total, so
-   * those are a prefix of every label's order): by the time a search asks, its ANN walk has let
-   * the other searches in flight run, and a scan of thousands of scores then missed the cache at
-   * nearly every one (~0.3 ms at 100,000 chunks). With no filter the k best all pass (bar chunks
-   * of a file being removed), and `accept`, a file lookup, runs k times.
+   * those are a prefix of every label's order); otherwise the query is scored again with the
+   * filter. With no filter the k best all pass (bar chunks of a file being removed), and
+   * `accept`, a file lookup, runs k times.
    */
   top(k: number, accept?: (label: number) => boolean): number[] {
     if (k <= 0) return [];
@@ -94,53 +122,216 @@ export class LexicalScores {
       if (accept === undefined || accept(label)) chosen.push(label);
     }
     if (chosen.length === k || this.best.length < this.bestKept) return chosen;
-    return Array.from(bestOf(this.labels, this.byLabel, this.ceiling, k, accept ?? null));
+    return Array.from(scoreBest(this.plan, k, accept ?? null).best);
   }
 }
 
 /** The k best of some distinct labels (small integers) by score, passing `accept`: best first, lower label first on ties. */
 export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) => number, k: number, accept: (label: number) => boolean): number[] {
-  const list = Int32Array.from(labels);
-  const byLabel = new Float64Array(list.reduce((size, label) => Math.max(size, label + 1), 0));
-  for (const label of list) byLabel[label] = scoreOf(label);
-  return Array.from(bestOf(list, byLabel, 1, k, accept));
+  if (k <= 0) return [];
+  const best = new BestLabels(k);
+  for (let index = 0; index < labels.length; index += 1) {
+    const label = labels[index]!;
+    const score = scoreOf(label);
+    if (best.admits(label, score) && accept(label)) best.add(label, score);
+  }
+  return Array.from(best.result());
 }
 
 /**
- * The k best of `labels` by `sums[label] / divisor` (divided as LexicalScores.get does, so the
- * order is that of the scores read), passing `accept` (null: all pass), without sorting them all:
- * a common query term matches thousands of chunks, and one that cannot beat the k-th best so far
- * costs two loads and a comparison. One loop over typed arrays, with no call per label (it used
- * to read each score through a closure).
+ * The k best labels offered (best first, lower label first on ties), in a binary heap whose root
+ * is the worst kept: a label that cannot enter costs a comparison or two (`admits`, before any
+ * filter runs), one that enters log k steps. A sorted array shifting the worse ones down cost as
+ * much as the scoring: a query offers thousands of labels and a few hundred of them enter.
  */
-function bestOf(labels: Int32Array, sums: Float64Array, divisor: number, k: number, accept: ((label: number) => boolean) | null): Int32Array {
-  if (k <= 0) return new Int32Array(0);
-  // Kept best first in fixed typed arrays (a candidate shifts the worse ones down: Array.splice
-  // twice per insertion cost more than the whole scan at 100,000 chunks).
-  const bestLabels = new Int32Array(k);
-  const bestScores = new Float64Array(k);
-  let kept = 0;
-  let floor = -Infinity;
-  let floorLabel = Infinity;
-  for (let index = 0; index < labels.length; index += 1) {
-    const label = labels[index]!;
-    const score = sums[label]! / divisor;
-    if (score < floor || (score === floor && label > floorLabel)) continue;
-    if (accept !== null && !accept(label)) continue;
-    let position = kept < k ? kept++ : k - 1;
-    while (position > 0 && (bestScores[position - 1]! < score || (bestScores[position - 1]! === score && bestLabels[position - 1]! > label))) {
-      bestLabels[position] = bestLabels[position - 1]!;
-      bestScores[position] = bestScores[position - 1]!;
-      position -= 1;
+class BestLabels {
+  private readonly labels: Int32Array;
+  private readonly scores: Float64Array;
+  private kept = 0;
+  /** The root's score and label once k are kept (until then everything enters). */
+  private floor = -Infinity;
+  private floorLabel = Infinity;
+
+  constructor(private readonly k: number) {
+    this.labels = new Int32Array(k);
+    this.scores = new Float64Array(k);
+  }
+
+  admits(label: number, score: number): boolean {
+    return score > this.floor || (score === this.floor && label < this.floorLabel);
+  }
+
+  /**
+   * A sum whose score (sum / divisor) is surely below the floor when the sum is below it: the
+   * floor's sum less a margin far above the two roundings (of the division, of this product),
+   * so a label skipped by it could not have entered, and the best are the same.
+   */
+  sumBelowFloor(divisor: number): number {
+    return this.floor * divisor * (1 - 2 ** -30);
+  }
+
+  /** Adds a label that `admits` let in (in place of the worst kept once k are). */
+  add(label: number, score: number): void {
+    const { labels, scores, k } = this;
+    if (this.kept < k) {
+      // Up from the new leaf while the parent is better.
+      let position = this.kept++;
+      while (position > 0) {
+        const parent = (position - 1) >> 1;
+        if (!worse(score, label, scores[parent]!, labels[parent]!)) break;
+        labels[position] = labels[parent]!;
+        scores[position] = scores[parent]!;
+        position = parent;
+      }
+      labels[position] = label;
+      scores[position] = score;
+    } else {
+      this.siftDown(k, label, score);
     }
-    bestLabels[position] = label;
-    bestScores[position] = score;
-    if (kept === k) {
-      floor = bestScores[k - 1]!;
-      floorLabel = bestLabels[k - 1]!;
+    if (this.kept === k) {
+      this.floor = scores[0]!;
+      this.floorLabel = labels[0]!;
     }
   }
-  return bestLabels.subarray(0, kept);
+
+  /** The kept labels, best first (the heap is spent: the worst is taken from the root, last to first). */
+  result(): Int32Array {
+    const { labels, scores } = this;
+    const result = new Int32Array(this.kept);
+    for (let size = this.kept; size > 0; size -= 1) {
+      result[size - 1] = labels[0]!;
+      this.siftDown(size - 1, labels[size - 1]!, scores[size - 1]!);
+    }
+    this.kept = 0;
+    return result;
+  }
+
+  /** Puts (label, score) in the root's place of the heap's first `size` entries, moving it down while a child is worse. */
+  private siftDown(size: number, label: number, score: number): void {
+    const { labels, scores } = this;
+    let position = 0;
+    for (;;) {
+      let child = 2 * position + 1;
+      if (child >= size) break;
+      if (child + 1 < size && worse(scores[child + 1]!, labels[child + 1]!, scores[child]!, labels[child]!)) child += 1;
+      if (!worse(scores[child]!, labels[child]!, score, label)) break;
+      labels[position] = labels[child]!;
+      scores[position] = scores[child]!;
+      position = child;
+    }
+    labels[position] = label;
+    scores[position] = score;
+  }
+}
+
+/** Whether (score, label) ranks below (otherScore, otherLabel): a lower score, or the same and a higher label. */
+function worse(score: number, label: number, otherScore: number, otherLabel: number): boolean {
+  return score < otherScore || (score === otherScore && label > otherLabel);
+}
+
+/** What one posting adds to its label's sum (the same expression everywhere, so the same bits). */
+function contribution(term: QueryTerm, frequency: number, length: number): number {
+  return (term.weight * frequency) / (frequency + term.normBase + term.normPerLength * length);
+}
+
+/** The offset of the label's posting in the term's triples (they are in ascending label order), or -1. */
+function postingOf(term: QueryTerm, label: number): number {
+  const { triples } = term;
+  let low = 0;
+  let high = term.size - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const found = triples[middle * STRIDE]!;
+    if (found === label) return middle * STRIDE;
+    if (found < label) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/** One window's sums by offset from its first label (all zero between windows) and the offsets matched in it. */
+interface WindowScratch {
+  sums: Float64Array;
+  offsets: Int32Array;
+}
+
+/** The window arrays, reused by every query (scoring is synchronous); taken while in use, so a nested scoring allocates its own. */
+let idleWindow: WindowScratch | null = null;
+
+/**
+ * Scores a plan's labels and picks the k best passing `accept` (null: all pass), counting the
+ * matching labels. The postings are walked a window of labels at a time, every term's postings in
+ * the window before the next window: each label's sum adds its terms in the query's order (as
+ * get does) in a small array that stays in the L1 cache, and a label's score is final when its
+ * window ends, so it is offered to the best at once.
+ */
+function scoreBest(plan: ScoringPlan, k: number, accept: ((label: number) => boolean) | null): { best: Int32Array; matched: number } {
+  const { terms, present, ceiling } = plan;
+  const window = idleWindow ?? { sums: new Float64Array(WINDOW), offsets: new Int32Array(WINDOW) };
+  idleWindow = null;
+  const best = new BestLabels(Math.max(k, 0));
+  const cursors = new Int32Array(terms.length);
+  let matched = 0;
+  let sumFloor = k > 0 ? -Infinity : Infinity;
+  try {
+    for (;;) {
+      // The next window starts at the lowest label a term has left (gaps between postings are skipped).
+      let start = -1;
+      for (let index = 0; index < terms.length; index += 1) {
+        const { triples, size } = terms[index]!;
+        if (cursors[index]! < size * STRIDE && (start < 0 || triples[cursors[index]!]! < start)) start = triples[cursors[index]!]!;
+      }
+      if (start < 0) break;
+      const hits = sumWindow(terms, cursors, present, start, window);
+      matched += hits;
+      const { sums, offsets } = window;
+      for (let hit = 0; hit < hits; hit += 1) {
+        const offset = offsets[hit]!;
+        const sum = sums[offset]!;
+        sums[offset] = 0;
+        // Most labels fall short of the best kept: told by their sum, without the division.
+        if (sum < sumFloor) continue;
+        const label = start + offset;
+        const score = sum / ceiling;
+        if (!best.admits(label, score) || (accept !== null && !accept(label))) continue;
+        best.add(label, score);
+        sumFloor = best.sumBelowFloor(ceiling);
+      }
+    }
+  } catch (error) {
+    window.sums.fill(0); // an `accept` that threw left sums behind
+    throw error;
+  } finally {
+    idleWindow = window;
+  }
+  return { best: best.result(), matched };
+}
+
+/**
+ * Adds every term's postings for labels start … start + WINDOW − 1 to the window's sums (moving
+ * the terms' cursors past them), recording the offsets matched for the first time. Returns how
+ * many. A contribution is never 0 (IDF and frequency are positive), so a zero sum means unmatched.
+ */
+function sumWindow(terms: readonly QueryTerm[], cursors: Int32Array, present: Uint8Array | null, start: number, window: WindowScratch): number {
+  const { sums, offsets } = window;
+  const end = start + WINDOW;
+  let hits = 0;
+  for (let index = 0; index < terms.length; index += 1) {
+    const term = terms[index]!;
+    const { triples } = term;
+    const stop = term.size * STRIDE;
+    let at = cursors[index]!;
+    for (; at < stop; at += STRIDE) {
+      const label = triples[at]!;
+      if (label >= end) break;
+      if (present !== null && present[label] !== 1) continue;
+      const offset = label - start;
+      if (sums[offset] === 0) offsets[hits++] = offset;
+      sums[offset]! += contribution(term, triples[at + 1]!, triples[at + 2]!);
+    }
+    cursors[index] = at;
+  }
+  return hits;
 }
 
 interface Postings {
@@ -168,12 +359,10 @@ export class Bm25Index {
   private storedPostings = 0;
   private deadPostings = 0;
   /**
-   * Dense score arrays and matched labels of queries done, reused while no LexicalScores holds
-   * them: allocating and zeroing 12 bytes per label for every query cost more than the scoring
-   * itself at 100,000 chunks (1.2 MB a query, and the garbage collections after it). Several,
-   * because a search holds its set while it waits for its ANN walk on the index thread.
+   * Whether a query's scores read `present` (ScoringPlan): it is then copied before a change, so
+   * those scores stay as they were (a removal is rare next to searches).
    */
-  private readonly scratch: Array<{ byLabel: Float64Array; matched: Int32Array }> = [];
+  private presentShared = false;
 
   /** Documents searchable now. */
   get size(): number {
@@ -193,7 +382,7 @@ export class Bm25Index {
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, frequency] of counts) this.append(term, label, frequency, terms.length);
-    this.present[label] = 1;
+    this.writablePresent()[label] = 1;
     this.lengths[label] = terms.length;
     this.distinct[label] = counts.size;
     this.liveCount += 1;
@@ -203,7 +392,7 @@ export class Bm25Index {
 
   remove(label: number): void {
     if (!this.has(label)) return;
-    this.present[label] = 0;
+    this.writablePresent()[label] = 0;
     this.liveCount -= 1;
     this.totalLength -= this.lengths[label]!;
     this.deadPostings += this.distinct[label]!;
@@ -224,41 +413,24 @@ export class Bm25Index {
    * The `bestKept` best labels are picked at once (a search's top() then reads no other score).
    */
   score(queryTerms: readonly string[], bestKept = BEST_KEPT): LexicalScores {
-    const labelCount = this.present.length;
     const unique = [...new Set(queryTerms)];
-    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(new Float64Array(0), new Int32Array(0), 1, new Int32Array(0), bestKept);
-    // Dense by label: a common term matches most chunks, and a Map of them costs ten times more.
-    // The scratch arrays are all zero when handed back (release clears what it touched).
-    let scratch = this.scratch.pop();
-    // Arrays sized for fewer labels than the index now has are dropped (this query allocates).
-    while (scratch !== undefined && scratch.byLabel.length < labelCount) scratch = this.scratch.pop();
-    const byLabel = scratch?.byLabel ?? new Float64Array(labelCount);
-    const matched = scratch?.matched ?? new Int32Array(labelCount);
-    let matchedCount = 0;
+    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(EMPTY_PLAN, 0, new Int32Array(0), bestKept);
     const averageLength = this.totalLength / this.liveCount || 1;
-    let ceiling = 0;
     const { k1, b } = BM25;
+    const terms: QueryTerm[] = [];
+    let ceiling = 0;
     for (const term of unique) {
       const list = this.postings.get(term);
       const documentFrequency = list === undefined ? 0 : this.liveFrequency(list);
       const idf = Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
       ceiling += idf * (k1 + 1);
-      if (list === undefined) continue;
-      // norm = k1 × (1 − b + b × length / average), split so the loop does one multiply-add.
-      const weights: TermWeights = { weight: idf * (k1 + 1), normBase: k1 * (1 - b), normPerLength: (k1 * b) / averageLength };
-      // Three loops for one sum (same expression, same order, so the same bits): with no removed
-      // label awaiting compaction no posting needs its presence checked, and while nothing has
-      // matched yet every posting is a new label (0 + x is x).
-      if (this.deadPostings > 0) matchedCount = addLive(list, weights, this.present, byLabel, matched, matchedCount);
-      else if (matchedCount === 0) matchedCount = addFirst(list, weights, byLabel, matched);
-      else matchedCount = addMore(list, weights, byLabel, matched, matchedCount);
+      if (list !== undefined) terms.push({ triples: list.triples, size: list.size, weight: idf * (k1 + 1), normBase: k1 * (1 - b), normPerLength: (k1 * b) / averageLength });
     }
-    const labels = matched.subarray(0, matchedCount);
-    // The best now, while the sums are in the cache (LexicalScores.top).
-    const best = bestOf(labels, byLabel, ceiling, Math.min(bestKept, matchedCount), null);
-    return new LexicalScores(byLabel, labels, ceiling, best, bestKept, () => {
-      if (byLabel.length >= this.present.length && this.scratch.length < MAX_SCRATCH) this.scratch.push({ byLabel, matched });
-    });
+    // With no removed label awaiting compaction, no posting needs its presence checked.
+    if (this.deadPostings > 0) this.presentShared = true;
+    const plan: ScoringPlan = { terms, present: this.deadPostings > 0 ? this.present : null, ceiling };
+    const { best, matched } = scoreBest(plan, bestKept, null);
+    return new LexicalScores(plan, matched, best, bestKept);
   }
 
   /** Live documents in a posting list: its size, less removed labels not yet compacted away. */
@@ -269,12 +441,22 @@ export class Bm25Index {
     return live;
   }
 
+  /** `present`, copied first when a query's scores read it. */
+  private writablePresent(): Uint8Array {
+    if (this.presentShared) {
+      this.present = this.present.slice();
+      this.presentShared = false;
+    }
+    return this.present;
+  }
+
   private ensureLabel(label: number): void {
     if (label < this.present.length) return;
     const capacity = Math.max(1024, label + 1, this.present.length * 2);
     this.lengths = grow(this.lengths, capacity);
     this.distinct = grow(this.distinct, capacity);
     this.present = grow(this.present, capacity);
+    this.presentShared = false;
   }
 
   private append(term: string, label: number, frequency: number, length: number): void {
@@ -282,33 +464,48 @@ export class Bm25Index {
     if (list === undefined) {
       list = { triples: new Int32Array(2 * STRIDE), size: 0 };
       this.postings.set(term, list);
-    } else if (list.size * STRIDE === list.triples.length) {
-      const bigger = new Int32Array(list.triples.length * 2);
-      bigger.set(list.triples);
-      list.triples = bigger;
     }
-    const at = list.size * STRIDE;
+    const { triples, size } = list;
+    // Below a label already listed (a label indexed again; the store assigns growing labels):
+    // into its place in a new array, as a posting once stored is never rewritten (QueryTerm).
+    let at = size * STRIDE;
+    while (at > 0 && triples[at - STRIDE]! > label) at -= STRIDE;
+    if (at < size * STRIDE || size * STRIDE === triples.length) {
+      list.triples = new Int32Array(size * STRIDE === triples.length ? triples.length * 2 : triples.length);
+      list.triples.set(triples.subarray(0, at));
+      list.triples.set(triples.subarray(at, size * STRIDE), at + STRIDE);
+    }
     list.triples[at] = label;
     list.triples[at + 1] = frequency;
     list.triples[at + 2] = length;
     list.size += 1;
   }
 
-  /** Drops the postings of removed labels (and terms left with none). */
+  /**
+   * Drops the postings of removed labels (and terms left with none). A list that loses postings
+   * gets a new array (a query scored earlier still reads the old one, QueryTerm).
+   */
   compact(): void {
     for (const [term, list] of this.postings) {
+      const { triples, size } = list;
       let kept = 0;
-      const { triples } = list;
-      for (let index = 0; index < list.size * STRIDE; index += STRIDE) {
-        const label = triples[index]!;
-        if (this.present[label] !== 1) continue;
-        triples[kept * STRIDE] = label;
-        triples[kept * STRIDE + 1] = triples[index + 1]!;
-        triples[kept * STRIDE + 2] = triples[index + 2]!;
-        kept += 1;
+      for (let index = 0; index < size * STRIDE; index += STRIDE) if (this.present[triples[index]!] === 1) kept += 1;
+      if (kept === size) continue;
+      if (kept === 0) {
+        this.postings.delete(term);
+        continue;
       }
-      if (kept === 0) this.postings.delete(term);
-      else if (kept * STRIDE * 2 < triples.length) list.triples = triples.slice(0, Math.max(2 * STRIDE, kept * STRIDE));
+      // As much room as before unless it would be mostly empty.
+      const compacted = new Int32Array(kept * STRIDE * 2 < triples.length ? Math.max(2 * STRIDE, kept * STRIDE) : triples.length);
+      let at = 0;
+      for (let index = 0; index < size * STRIDE; index += STRIDE) {
+        if (this.present[triples[index]!] !== 1) continue;
+        compacted[at] = triples[index]!;
+        compacted[at + 1] = triples[index + 1]!;
+        compacted[at + 2] = triples[index + 2]!;
+        at += STRIDE;
+      }
+      list.triples = compacted;
       list.size = kept;
     }
     for (let label = 0; label < this.present.length; label += 1) if (this.present[label] !== 1) this.distinct[label] = 0;
@@ -410,52 +607,6 @@ export class Bm25Index {
   }
 }
 
-/** One query term's BM25 constants: a posting adds weight × f / (f + normBase + normPerLength × length). */
-interface TermWeights {
-  weight: number;
-  normBase: number;
-  normPerLength: number;
-}
-
-/** Adds a term's postings to sums that are all still zero: every label is new. Returns the matched count. */
-function addFirst(list: Postings, { weight, normBase, normPerLength }: TermWeights, byLabel: Float64Array, matched: Int32Array): number {
-  const { triples, size } = list;
-  for (let index = 0, count = 0; index < size * STRIDE; index += STRIDE, count += 1) {
-    const label = triples[index]!;
-    const frequency = triples[index + 1]!;
-    matched[count] = label;
-    byLabel[label] = (weight * frequency) / (frequency + normBase + normPerLength * triples[index + 2]!);
-  }
-  return size;
-}
-
-/** Adds a term's postings (all of live labels) to the sums, recording labels matched for the first time. */
-function addMore(list: Postings, { weight, normBase, normPerLength }: TermWeights, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
-  const { triples, size } = list;
-  let count = matchedCount;
-  for (let index = 0; index < size * STRIDE; index += STRIDE) {
-    const label = triples[index]!;
-    const frequency = triples[index + 1]!;
-    if (byLabel[label] === 0) matched[count++] = label;
-    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * triples[index + 2]!);
-  }
-  return count;
-}
-
-/** addMore for postings that may belong to removed labels (skipped). */
-function addLive(list: Postings, { weight, normBase, normPerLength }: TermWeights, present: Uint8Array, byLabel: Float64Array, matched: Int32Array, matchedCount: number): number {
-  const { triples, size } = list;
-  let count = matchedCount;
-  for (let index = 0; index < size * STRIDE; index += STRIDE) {
-    const label = triples[index]!;
-    if (present[label] !== 1) continue;
-    const frequency = triples[index + 1]!;
-    if (byLabel[label] === 0) matched[count++] = label;
-    byLabel[label]! += (weight * frequency) / (frequency + normBase + normPerLength * triples[index + 2]!);
-  }
-  return count;
-}
-
 /** A posting list as the image keeps it: (label, frequency) pairs. */
 function pairsOf(list: Postings): Int32Array {
   const pairs = new Int32Array(list.size * 2);
@@ -476,6 +627,7 @@ function triplesAt(image: DataView, offset: number, size: number, lengths: Uint3
   const triples = new Int32Array(Math.max(2, size) * STRIDE);
   for (let posting = 0; posting < size; posting += 1) {
     const label = image.getInt32(offset + posting * 8, true);
+    if (posting > 0 && label <= triples[(posting - 1) * STRIDE]!) throw new Error('lexical index image has postings out of label order');
     triples[posting * STRIDE] = label;
     triples[posting * STRIDE + 1] = image.getInt32(offset + posting * 8 + 4, true);
     triples[posting * STRIDE + 2] = lengths[label] ?? 0;

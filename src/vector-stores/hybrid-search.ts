@@ -47,53 +47,49 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   // sides of one search use both cores, and eight searches in flight do not queue their walks here.
   const walk: Promise<Neighbor[]> = semanticOn ? data.nearest(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined) : Promise.resolve([]);
   walk.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
-  // The lexical scores live in the BM25 index's reused arrays until released (finally, below).
+  // The lexical scores as of now (the best labels picked; any other label's score summed on demand).
   const lexical = query.weights.text > 0 ? data.lexicalScores(query.text) : null;
   const scored: Candidate[] = [];
   const best = new TopScores(query.keep);
-  try {
-    let unitQuery: Float32Array | null = null;
-    let noise = 0;
-    if (semanticOn) {
-      unitQuery = unit(query.vector!);
-      noise = await data.noiseLevel(unitQuery);
-    }
-    const neighbors = await walk;
-    const add = (label: number, semantic: number): void => {
-      const chunk = data.chunkAt(label);
-      if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
-      const lexicalScore = lexical === null ? 0 : lexical.get(label);
-      const score = fuseScores(semantic, lexicalScore, weights);
-      scored.push({ fileId: chunk.fileId, chunkIndex: chunk.chunkIndex, label, score, semantic, lexical: lexicalScore });
-      best.add(score);
-    };
+  let unitQuery: Float32Array | null = null;
+  let noise = 0;
+  if (semanticOn) {
+    unitQuery = unit(query.vector!);
+    noise = await data.noiseLevel(unitQuery);
+  }
+  const neighbors = await walk;
+  const add = (label: number, semantic: number): void => {
+    const chunk = data.chunkAt(label);
+    if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
+    const lexicalScore = lexical === null ? 0 : lexical.get(label);
+    const score = fuseScores(semantic, lexicalScore, weights);
+    scored.push({ fileId: chunk.fileId, chunkIndex: chunk.chunkIndex, label, score, semantic, lexical: lexicalScore });
+    best.add(score);
+  };
 
-    // The ANN hits come with their cosine.
-    let lowestCosine = -1;
-    const seen = new Set<number>();
-    for (const neighbor of neighbors) {
-      seen.add(neighbor.label);
-      add(neighbor.label, calibrateCosine(neighbor.score, noise));
-    }
-    // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
-    if (neighbors.length >= query.candidates) lowestCosine = neighbors[neighbors.length - 1]!.score;
+  // The ANN hits come with their cosine.
+  let lowestCosine = -1;
+  const seen = new Set<number>();
+  for (const neighbor of neighbors) {
+    seen.add(neighbor.label);
+    add(neighbor.label, calibrateCosine(neighbor.score, noise));
+  }
+  // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
+  if (neighbors.length >= query.candidates) lowestCosine = neighbors[neighbors.length - 1]!.score;
 
-    // The lexical side: best BM25 first. A chunk whose score could not reach the `keep` best even
-    // at the walk's lowest cosine is not scored (nor any after it).
-    if (lexical !== null) {
-      const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
-      for (const label of lexical.top(query.candidates, (label) => accepts(data, query, label))) {
-        if (seen.has(label)) continue;
-        if (unitQuery === null) {
-          add(label, 0);
-          continue;
-        }
-        if (best.full && fuseScores(ceilingSemantic, lexical.get(label), weights) <= best.lowest) break;
-        add(label, calibrateCosine(await data.cosineAt(unitQuery, label), noise));
+  // The lexical side: best BM25 first. A chunk whose score could not reach the `keep` best even
+  // at the walk's lowest cosine is not scored (nor any after it).
+  if (lexical !== null) {
+    const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
+    for (const label of lexical.top(query.candidates, (label) => accepts(data, query, label))) {
+      if (seen.has(label)) continue;
+      if (unitQuery === null) {
+        add(label, 0);
+        continue;
       }
+      if (best.full && fuseScores(ceilingSemantic, lexical.get(label), weights) <= best.lowest) break;
+      add(label, calibrateCosine(await data.cosineAt(unitQuery, label), noise));
     }
-  } finally {
-    lexical?.release();
   }
 
   scored.sort((left, right) => right.score - left.score || left.label - right.label);

@@ -180,7 +180,6 @@ describe('Bm25Index scoring paths', () => {
       expect(scores.get(corpus.length + 5)).toBe(0);
       expect(scores.top(k, accept)).toEqual(top);
       expect(scores.top(k, accept)).toEqual(referenceTop(expected, k, accept ?? everyone));
-      scores.release();
     }
   });
 
@@ -210,7 +209,6 @@ describe('Bm25Index scoring paths', () => {
           const accept = (label: number) => modulus === 0 || label % (modulus + 1) !== 0;
           expect(scores.top(k, accept)).toEqual(referenceTop(expected, k, accept));
           expect(scores.top(k)).toEqual(referenceTop(expected, k, everyone));
-          scores.release();
         },
       ),
     );
@@ -238,7 +236,6 @@ describe('Bm25Index images and later changes', () => {
       expect(scores.size).toBe(expected.size);
       for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
       expect(scores.top(7)).toEqual(referenceTop(expected, 7, () => true));
-      scores.release();
     }
   });
 });
@@ -254,7 +251,7 @@ describe('lexicalTerms', () => {
     expect(lexicalTerms('mateIn2 in 2009, Café naïve')).toEqual(['matein2', '2009', 'café', 'naïve']);
   });
 
-  it('reuses its score arrays once released, without one query leaking into the next', () => {
+  it('keeps each query\'s scores apart, without one query leaking into the next', () => {
     const index = new Bm25Index();
     const documents = [['chess', 'mate'], ['chess', 'puzzle'], ['court', 'warden'], ['river', 'stone', 'chess']];
     documents.forEach((document, label) => index.add(label, document));
@@ -265,18 +262,69 @@ describe('lexicalTerms', () => {
     };
     const first = index.score(['chess']);
     const firstScores = asMap(first);
-    // Not released yet: a second query gets arrays of its own and the first keeps its scores.
+    // A second query meanwhile leaves the first one's scores as they were.
     const second = index.score(['court']);
     expect(asMap(first)).toEqual(firstScores);
     expect(asMap(second)).toEqual(fresh(['court']));
-    first.release();
-    second.release();
-    second.release(); // twice is harmless
     for (const query of [['warden'], ['chess', 'stone'], ['light'], ['mate', 'court']]) {
       const scores = index.score(query);
       expect(asMap(scores)).toEqual(fresh(query));
       expect(scores.get(2)).toBe(fresh(query).get(2) ?? 0);
-      scores.release();
+    }
+  });
+
+  it('answers a query as the index was when it was scored, whatever is added, removed or compacted after', () => {
+    const texts = (label: number) => [`t${label % 7}`, `u${label % 3}`, `t${label % 7}`].slice(0, 1 + (label % 3));
+    const index = new Bm25Index();
+    const documents = new Map<number, string[]>();
+    for (let label = 0; label < 60; label += 1) {
+      index.add(label, texts(label));
+      documents.set(label, texts(label));
+    }
+    index.remove(4);
+    documents.delete(4);
+    const queries = [['t1'], ['u2', 't3'], ['t4', 'u0', 't6']];
+    const before = queries.map((query) => ({ scores: index.score(query, 3), expected: exactScores(documents, query) }));
+    // Removals (the last ones compact the postings), a removed label indexed again, new labels, an old one again.
+    for (let label = 0; label < 60; label += 3) index.remove(label);
+    index.add(4, ['t1', 't1', 'u2']);
+    for (let label = 60; label < 70; label += 1) index.add(label, texts(label));
+    index.add(9, ['t4']);
+    for (const { scores, expected } of before) {
+      expect(scores.size).toBe(expected.size);
+      expect(asMap(scores)).toEqual(new Map([...expected].sort(([left], [right]) => left - right)));
+      expect(scores.get(4)).toBe(0);
+      expect(scores.get(65)).toBe(0);
+      // Past the 3 best picked at scoring time: scored again from the postings it had.
+      expect(scores.top(8, (label) => label % 2 === 0)).toEqual(referenceTop(expected, 8, (label) => label % 2 === 0));
+    }
+  });
+
+  it('scores stores whose labels span many windows, with gaps between them, exactly', () => {
+    const random = (() => {
+      let state = 7;
+      return () => (state = (state * 48271) % 2147483647) / 2147483647;
+    })();
+    const vocabulary = ['court', 'chess', 'mate', 'puzzle', 'warden', 'river', 'stone', 'light'];
+    const index = new Bm25Index();
+    const documents = new Map<number, string[]>();
+    for (let label = 0; label < 30_000; label += 1 + Math.floor(random() * random() * 40)) {
+      const document = Array.from({ length: 1 + Math.floor(random() * 5) }, () => vocabulary[Math.floor(random() * random() * vocabulary.length)]!);
+      index.add(label, document);
+      documents.set(label, document);
+    }
+    for (const label of [...documents.keys()].filter((_, position) => position % 9 === 4)) {
+      index.remove(label);
+      documents.delete(label);
+    }
+    for (const query of [['light'], ['chess', 'river'], ['stone', 'court', 'warden', 'mate'], ['puzzle', 'light', 'elsewhere']]) {
+      const scores = index.score(query);
+      const expected = exactScores(documents, query);
+      expect(scores.size).toBe(expected.size);
+      for (const [label, score] of expected) expect(scores.get(label)).toBe(score);
+      expect(scores.top(30)).toEqual(referenceTop(expected, 30, () => true));
+      const sparse = (label: number) => label % 97 === 5;
+      expect(scores.top(30, sparse)).toEqual(referenceTop(expected, 30, sparse));
     }
   });
 
