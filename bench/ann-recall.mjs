@@ -2,15 +2,20 @@
 // queries bench/ingest.mjs sends (three vocabulary words, local-embed), at k = the store search's
 // candidate counts (30 per side; 50 when a reranker reads the fused candidates), with the CPU
 // each walk costs (hnswlib-node reading the query array included, ~60 µs). What it showed on
-// local-embed (HNSW_PARAMS in hnsw-index.ts): recall@30 ≈ 0.41 at ef 128 on the kept 100k store,
-// falling with ef, so efSearch stays 128.
+// local-embed (HNSW_PARAMS in hnsw-index.ts): recall@30 ≈ 0.41–0.45 at ef 128 on the kept 100k
+// store, falling with ef; 0.77 on 100k chunks of real text (BENCH_ANN_TEXT=/usr/share/man). What
+// the user gets, the fused top 10, is bench/ann-fused.mjs's measure.
 // BENCH_ANN_INDEX=path/to/index.hnsw reads a kept store's snapshot (e.g. the 100k-chunk store a
 // BENCH_INGEST_REUSE run searches); otherwise BENCH_ANN_CHUNKS (default 20,000) note-sized texts
 // like bench/ingest.mjs's are embedded and indexed here with HNSW_PARAMS. BENCH_ANN_QUERIES: 200.
+// BENCH_ANN_TEXT=<folder> builds the chunks from the real text of its files instead (folderChunks),
+// queried with three words of a random chunk.
+// BENCH_ANN_GRAPHS="M:efConstruction,..." builds those graphs instead of HNSW_PARAMS' one.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from './process.mjs';
+import { chunkQuery, folderChunks } from './real-text.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { HNSW_PARAMS } = await import(path.join(root, 'dist', 'vector-stores', 'hnsw-index.js'));
@@ -35,24 +40,47 @@ function note(index) {
   return parts.join(' ');
 }
 
-const index = new HierarchicalNSW('cosine', DIMENSIONS);
+const documents = process.env.BENCH_ANN_TEXT === undefined ? null : folderChunks(process.env.BENCH_ANN_TEXT, CHUNKS);
+const chunkTexts = [];
+
 const started = performance.now();
 let source;
+const graphs = [];
 if (process.env.BENCH_ANN_INDEX !== undefined) {
+  const index = new HierarchicalNSW('cosine', DIMENSIONS);
   await index.readIndex(process.env.BENCH_ANN_INDEX);
+  graphs.push({ name: 'snapshot', index });
   source = `snapshot ${path.basename(path.dirname(process.env.BENCH_ANN_INDEX))}`;
 } else {
-  index.initIndex({ maxElements: CHUNKS, m: HNSW_PARAMS.m, efConstruction: HNSW_PARAMS.efConstruction, randomSeed: 100 });
-  for (let label = 0; label < CHUNKS; label += 1) index.addPoint(embedText(note(label)), label);
-  source = `${CHUNKS} generated notes`;
+  const texts = documents ?? Array.from({ length: CHUNKS }, (_, label) => note(label));
+  chunkTexts.push(...texts);
+  const vectors = texts.map((text) => embedText(text));
+  const specs = (process.env.BENCH_ANN_GRAPHS ?? `${HNSW_PARAMS.m}:${HNSW_PARAMS.efConstruction}`).split(',');
+  for (const spec of specs) {
+    const [m, efConstruction] = spec.split(':').map(Number);
+    const index = new HierarchicalNSW('cosine', DIMENSIONS);
+    index.initIndex({ maxElements: vectors.length, m, efConstruction, randomSeed: 100 });
+    const cpu = process.cpuUsage();
+    vectors.forEach((vector, label) => index.addPoint(vector, label));
+    const used = process.cpuUsage(cpu);
+    console.error(`M ${m} efConstruction ${efConstruction}: ${((used.user + used.system) / vectors.length).toFixed(0)} µs CPU per added point`);
+    graphs.push({ name: `M ${m} efC ${efConstruction}`, index });
+  }
+  source = `${vectors.length} ${documents === null ? 'generated notes' : `chunks of the text under ${process.env.BENCH_ANN_TEXT}`}`;
 }
+const index = graphs[0].index;
 // The stored points (unit length: the cosine space normalised them on insert), for the exact answer.
 const labels = index.getIdsList();
 const points = new Float32Array(labels.length * DIMENSIONS);
 labels.forEach((label, row) => points.set(index.getPoint(label), row * DIMENSIONS));
 console.error(`${source}: ${labels.length} points ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-const queries = Array.from({ length: QUERIES }, () => embedText(`${word()} ${word()} ${word()}`));
+/** Three words of a random chunk (real text), or of the vocabulary (notes). */
+function queryText() {
+  if (documents === null) return `${word()} ${word()} ${word()}`;
+  return chunkQuery(chunkTexts, random);
+}
+const queries = Array.from({ length: QUERIES }, () => embedText(queryText()));
 const maxK = Math.max(...KS);
 /** Exact top labels by cosine (the query is unit length), best first. */
 function exactTop(query) {
@@ -71,9 +99,9 @@ const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.
 // Near-ties are not what keeps recall low here: the exact scores at rank 1 and rank k stay apart.
 console.error(`exact cosine, mean over queries: rank 1 ${mean(exact.map((top) => top.scores[0])).toFixed(3)}, rank 10 ${mean(exact.map((top) => top.scores[9])).toFixed(3)}, rank 30 ${mean(exact.map((top) => top.scores[29])).toFixed(3)}, rank 50 ${mean(exact.map((top) => top.scores[49])).toFixed(3)}`);
 
-console.log(`| ef | ${KS.map((k) => `recall@${k}`).join(' | ')} | ${KS.map((k) => `CPU µs per walk k=${k}`).join(' | ')} |`);
-console.log(`|---:|${KS.map(() => '---:').join('|')}|${KS.map(() => '---:').join('|')}|`);
-for (const ef of EFS) {
+console.log(`| graph | ef | ${KS.map((k) => `recall@${k}`).join(' | ')} | ${KS.map((k) => `CPU µs per walk k=${k}`).join(' | ')} |`);
+console.log(`|---|---:|${KS.map(() => '---:').join('|')}|${KS.map(() => '---:').join('|')}|`);
+for (const { name, index } of graphs) for (const ef of EFS) {
   const recalls = [];
   const costs = [];
   for (const k of KS) {
@@ -90,5 +118,5 @@ for (const ef of EFS) {
     recalls.push((found / (k * queries.length)).toFixed(3));
     costs.push((used.user + used.system) / queries.length);
   }
-  console.log(`| ${ef} | ${recalls.join(' | ')} | ${costs.map((value) => value.toFixed(0)).join(' | ')} |`);
+  console.log(`| ${name} | ${ef} | ${recalls.join(' | ')} | ${costs.map((value) => value.toFixed(0)).join(' | ')} |`);
 }

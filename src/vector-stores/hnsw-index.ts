@@ -9,11 +9,18 @@ export type { Neighbor } from './hnsw-search-message.js';
 /**
  * HNSW parameters. M=16 / efConstruction=100 / ef=128 keep recall@10 above 0.95 at 100k × 384 on
  * clustered vectors like a real model's (bench/vector-search.mjs); ef grows with k at query time
- * (max(efSearch, 2k)). On local-embed's hashed vectors the walk finds far less (bench/ann-recall.mjs,
- * bench/ingest.mjs's three-word queries on its kept 100k store: recall@30 0.41 at ef 128, 0.31 at
- * 64, 0.20 at 32; fused top 10 against an exhaustive walk: 0.84 / 0.80 / 0.74 in common), so
- * efSearch is not lowered for the walk's CPU (~1 ms at 128, ~0.6 at 64, ~0.35 at 32): no ef at or
- * below 128 reaches recall 0.95 there, and every step down loses results.
+ * (max(efSearch, 2k)). On local-embed's hashed vectors the walk finds far less, and what counts is
+ * the store search's answer: bench/ann-fused.mjs compares its fused top 10 with the same search
+ * over an exact semantic side (k 30, 200 three-word queries; CPU per walk on this 2-core VM):
+ * - kept 100k-chunk store of bench/ingest.mjs's synthetic notes (near-isotropic, the worst case):
+ *   M 16 / efC 100 at ef 32 / 64 / 96 / 128: 0.74 / 0.80 / 0.82 / 0.84 in common, 210 / 350 /
+ *   460 / 610 µs; M 24 / efC 100 at ef 48 / 64 / 96: 0.83 / 0.85 / 0.87, 420 / 485 / 650 µs;
+ *   M 32 at ef 48: 0.85, 520 µs; efC 200 adds ~0.01. Building costs ~2× per point at M 24
+ *   (1.4 ms against 0.74 ms at 100k).
+ * - 100k chunks of real text (bench/real-text.mjs over /usr/share/man, clustered by topic):
+ *   M 16 at ef 128: 0.92, 375–460 µs; M 24 at ef 64 / 96 / 128: 0.89 / 0.91 / 0.92, 210 µs at 64.
+ * So a wider graph walked at ef 64 keeps the synthetic answers for ~20% less CPU but loses three
+ * points on real text; no setting gives today's answers on both for less, and these stay.
  */
 export const HNSW_PARAMS = { m: 16, efConstruction: 100, efSearch: 128 } as const;
 
