@@ -59,10 +59,9 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
     noise = data.knownNoiseLevel(unitQuery) ?? (await data.noiseLevel(unitQuery));
   }
   const neighbors = await walk;
-  const add = (label: number, semantic: number): void => {
+  const add = (label: number, semantic: number, lexicalScore = lexical === null ? 0 : lexical.get(label)): void => {
     const chunk = data.chunkAt(label);
     if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
-    const lexicalScore = lexical === null ? 0 : lexical.get(label);
     const score = fuseScores(semantic, lexicalScore, weights);
     scored.push({ fileId: chunk.fileId, chunkIndex: chunk.chunkIndex, label, score, semantic, lexical: lexicalScore });
     best.add(score);
@@ -84,12 +83,14 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
     const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
     for (const label of lexical.top(query.candidates, (label) => accepts(data, query, label))) {
       if (seen.has(label)) continue;
+      // Read once (LexicalScores.get sums it again from the postings each time).
+      const lexicalScore = lexical.get(label);
       if (unitQuery === null) {
-        add(label, 0);
+        add(label, 0, lexicalScore);
         continue;
       }
-      if (best.full && fuseScores(ceilingSemantic, lexical.get(label), weights) <= best.lowest) break;
-      add(label, calibrateCosine(data.copiedCosine(unitQuery, label) ?? (await data.cosineAt(unitQuery, label)), noise));
+      if (best.full && fuseScores(ceilingSemantic, lexicalScore, weights) <= best.lowest) break;
+      add(label, calibrateCosine(data.copiedCosine(unitQuery, label) ?? (await data.cosineAt(unitQuery, label)), noise), lexicalScore);
     }
   }
 
