@@ -311,6 +311,9 @@ function scoreBest(plan: ScoringPlan, k: number, accept: ((label: number) => boo
  * Adds every term's postings for labels start … start + WINDOW − 1 to the window's sums (moving
  * the terms' cursors past them), recording the offsets matched for the first time. Returns how
  * many. A contribution is never 0 (IDF and frequency are positive), so a zero sum means unmatched.
+ * Two loops, one per case of `present`: with no removed label awaiting compaction no posting needs
+ * its presence checked, and the loop without the check (and with the term's constants in locals:
+ * contribution spelled out, the same expression) took 10% less per query.
  */
 function sumWindow(terms: readonly QueryTerm[], cursors: Int32Array, present: Uint8Array | null, start: number, window: WindowScratch): number {
   const { sums, offsets } = window;
@@ -318,16 +321,28 @@ function sumWindow(terms: readonly QueryTerm[], cursors: Int32Array, present: Ui
   let hits = 0;
   for (let index = 0; index < terms.length; index += 1) {
     const term = terms[index]!;
-    const { triples } = term;
+    const { triples, weight, normBase, normPerLength } = term;
     const stop = term.size * STRIDE;
     let at = cursors[index]!;
-    for (; at < stop; at += STRIDE) {
-      const label = triples[at]!;
-      if (label >= end) break;
-      if (present !== null && present[label] !== 1) continue;
-      const offset = label - start;
-      if (sums[offset] === 0) offsets[hits++] = offset;
-      sums[offset]! += contribution(term, triples[at + 1]!, triples[at + 2]!);
+    if (present === null) {
+      for (; at < stop; at += STRIDE) {
+        const label = triples[at]!;
+        if (label >= end) break;
+        const offset = label - start;
+        const frequency = triples[at + 1]!;
+        const sum = sums[offset]!;
+        if (sum === 0) offsets[hits++] = offset;
+        sums[offset] = sum + (weight * frequency) / (frequency + normBase + normPerLength * triples[at + 2]!);
+      }
+    } else {
+      for (; at < stop; at += STRIDE) {
+        const label = triples[at]!;
+        if (label >= end) break;
+        if (present[label] !== 1) continue;
+        const offset = label - start;
+        if (sums[offset] === 0) offsets[hits++] = offset;
+        sums[offset]! += contribution(term, triples[at + 1]!, triples[at + 2]!);
+      }
     }
     cursors[index] = at;
   }

@@ -55,7 +55,8 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   let noise = 0;
   if (semanticOn) {
     unitQuery = unit(query.vector!);
-    noise = await data.noiseLevel(unitQuery);
+    // Without a promise when known (the store's sample is taken once): see heldText below.
+    noise = data.knownNoiseLevel(unitQuery) ?? (await data.noiseLevel(unitQuery));
   }
   const neighbors = await walk;
   const add = (label: number, semantic: number): void => {
@@ -88,16 +89,20 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
         continue;
       }
       if (best.full && fuseScores(ceilingSemantic, lexical.get(label), weights) <= best.lowest) break;
-      add(label, calibrateCosine(await data.cosineAt(unitQuery, label), noise));
+      add(label, calibrateCosine(data.copiedCosine(unitQuery, label) ?? (await data.cosineAt(unitQuery, label)), noise));
     }
   }
 
   scored.sort((left, right) => right.score - left.score || left.label - right.label);
   const kept = scored.slice(0, query.keep);
-  // Only the kept chunks' text is looked up (in the store's memory, chunk-texts.ts; a file not held
-  // there is one positional read through its open segment, chunk-reader.ts), all at once: such reads
-  // overlap. The hits are built field by field: a rest/spread copy and an async closure per hit cost ~50 µs a search.
-  const texts = await Promise.all(kept.map((hit) => data.chunkText(hit.fileId, hit.chunkIndex)));
+  // Only the kept chunks' text is looked up: from the store's memory (chunk-texts.ts) without a
+  // promise per hit, and a file not held there by one positional read through its open segment
+  // (chunk-reader.ts), those all at once: such reads overlap. The hits are built field by field: a
+  // rest/spread copy and an async closure per hit cost ~50 µs a search.
+  const texts = kept.map((hit) => data.heldText(hit.fileId, hit.chunkIndex));
+  if (texts.includes(undefined)) {
+    await Promise.all(kept.map(async (hit, index) => (texts[index] ??= await data.chunkText(hit.fileId, hit.chunkIndex))));
+  }
   return kept.map((hit, index) => ({ fileId: hit.fileId, chunkIndex: hit.chunkIndex, score: hit.score, semantic: hit.semantic, lexical: hit.lexical, text: texts[index]! }));
 }
 

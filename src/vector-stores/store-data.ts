@@ -748,11 +748,19 @@ export class StoreData {
 
   /** Cosine of a unit-length query to a live chunk's vector (from the vector copy; read from the index first when not yet copied). */
   async cosineAt(unitQuery: Float32Array, label: number): Promise<number> {
-    if (this.copy === null) return 0;
-    const cosine = this.copy.cosine(unitQuery, label);
-    if (cosine !== undefined) return cosine;
+    const copied = this.copiedCosine(unitQuery, label);
+    if (copied !== undefined || this.copy === null) return copied ?? 0;
     await this.copyFromIndex([label]);
     return this.copy.cosine(unitQuery, label) ?? 0;
+  }
+
+  /**
+   * cosineAt without a promise when the vector copy holds the label (undefined when it does not:
+   * cosineAt reads it). A search asks this for each of its lexical candidates: a promise and a
+   * turn of the microtask queue each cost more than the dot product.
+   */
+  copiedCosine(unitQuery: Float32Array, label: number): number | undefined {
+    return this.copy === null ? 0 : this.copy.cosine(unitQuery, label);
   }
 
   /**
@@ -779,14 +787,23 @@ export class StoreData {
       for (const label of labels) this.copy.addTo(mean, label, 1 / count);
       this.sample = mean;
     }
-    let dot = 0;
-    for (let column = 0; column < unitQuery.length; column += 1) dot += unitQuery[column]! * this.sample[column]!;
-    return dot;
+    return dot(unitQuery, this.sample);
+  }
+
+  /** noiseLevel without a promise once its sample is taken (undefined until then: noiseLevel takes it). */
+  knownNoiseLevel(unitQuery: Float32Array): number | undefined {
+    if (this.index === null || this.copy === null) return 0;
+    return this.sample === null ? undefined : dot(unitQuery, this.sample);
+  }
+
+  /** The text of a live chunk held in memory (chunk-texts.ts), without a promise; undefined when chunkText must read it. */
+  heldText(fileId: string, chunkIndex: number): string | undefined {
+    return this.texts.text(fileId, chunkIndex);
   }
 
   /** The text of a live chunk: from memory, else one read through the kept-open segments. */
   async chunkText(fileId: string, chunkIndex: number): Promise<string> {
-    const held = this.texts.text(fileId, chunkIndex);
+    const held = this.heldText(fileId, chunkIndex);
     if (held !== undefined) return held;
     const label = this.labelOf(fileId, chunkIndex);
     if (label === undefined) return '';
@@ -836,4 +853,11 @@ export class StoreData {
     if (this.index?.lost !== true) await this.index?.close();
     await this.manifest.close();
   }
+}
+
+/** The dot product of two vectors of the same length. */
+function dot(left: Float32Array, right: Float32Array): number {
+  let sum = 0;
+  for (let column = 0; column < left.length; column += 1) sum += left[column]! * right[column]!;
+  return sum;
 }
