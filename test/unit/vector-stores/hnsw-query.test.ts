@@ -1,0 +1,69 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { HnswIndex } from '../../../src/vector-stores/hnsw-index.js';
+
+const { HierarchicalNSW } = createRequire(import.meta.url)('hnswlib-node') as typeof import('hnswlib-node');
+
+const DIMENSIONS = 384;
+
+function vector(seed: number): number[] {
+  let state = seed * 2654435761 + 5;
+  return Array.from({ length: DIMENSIONS }, () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648 - 0.5;
+  });
+}
+
+function unit(values: readonly number[]): number[] {
+  const norm = Math.hypot(...values);
+  return values.map((value) => value / norm);
+}
+
+/** Whether the installed addon takes a Float32Array query (the build scripts/hnswlib-simd.mjs makes). */
+function takesFloat32Queries(): boolean {
+  const probe = new HierarchicalNSW('cosine', 2);
+  probe.initIndex({ maxElements: 1, m: 2, efConstruction: 2, randomSeed: 100 });
+  probe.addPoint([1, 0], 7);
+  try {
+    return probe.searchKnn(new Float32Array([1, 0]) as unknown as number[], 1).neighbors[0] === 7;
+  } catch {
+    return false;
+  }
+}
+
+describe('the HNSW query as it reaches hnswlib', () => {
+  it('answers a 384-dimension search on the index thread with the exact cosine neighbours and scores', async () => {
+    const index = HnswIndex.create(DIMENSIONS, 64);
+    const labels = Array.from({ length: 120 }, (_, label) => label);
+    const points = labels.map(vector);
+    await index.add(points, labels);
+    for (const seed of [1_000, 1_001, 1_002]) {
+      const query = vector(seed);
+      const q = unit(query);
+      // ef 128 over 120 points: the walk sees every point.
+      const exact = points
+        .map((point, label) => ({ label, score: unit(point).reduce((sum, value, column) => sum + value * q[column]!, 0) }))
+        .sort((left, right) => right.score - left.score)
+        .slice(0, 10);
+      const hits = await index.search(query, 10);
+      expect(hits.map((hit) => hit.label)).toEqual(exact.map((hit) => hit.label));
+      hits.forEach((hit, rank) => expect(hit.score).toBeCloseTo(exact[rank]!.score, 5));
+    }
+    await index.close();
+  });
+
+  it.skipIf(!takesFloat32Queries())('gets the same neighbours and distances from a Float32Array query as from an Array one', () => {
+    const index = new HierarchicalNSW('cosine', DIMENSIONS);
+    index.initIndex({ maxElements: 2_000, m: 16, efConstruction: 100, randomSeed: 100 });
+    for (let label = 0; label < 2_000; label += 1) index.addPoint(vector(label), label);
+    index.setEf(64);
+    for (let seed = 5_000; seed < 5_020; seed += 1) {
+      const typed = Float32Array.from(vector(seed));
+      const fromArray = index.searchKnn(Array.from(typed), 30);
+      const fromTyped = index.searchKnn(typed as unknown as number[], 30);
+      expect(fromTyped).toEqual(fromArray);
+    }
+    // A Float32Array of the wrong length is refused as an Array of it is.
+    expect(() => index.searchKnn(new Float32Array(DIMENSIONS - 1) as unknown as number[], 5)).toThrow(/expected 384, but got 383/);
+  });
+});
