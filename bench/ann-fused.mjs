@@ -1,5 +1,5 @@
 // What the HNSW walk's settings cost and give where it matters to the user: the store search's
-// fused top 10 (hybrid-search.ts: the walk's 30 plus BM25's 30, scored and fused) against the
+// fused top 10 (hybrid-search.ts: the walk's 30 plus BM25's 60, scored and fused) against the
 // same search with an exhaustive semantic side (exact cosine top 30), on a kept store, for
 // bench/ingest.mjs's three-word local-embed queries. bench/ann-recall.mjs measures the walk
 // alone (recall@k); this one measures the answer.

@@ -84,8 +84,8 @@ export class LexicalIndex {
   }
 
   /** Normalised BM25 of every chunk sharing a term with the query, by label (see Bm25Index.score). */
-  score(query: string): LexicalScores {
-    return this.index.score(lexicalTerms(query));
+  score(query: string, bestKept?: number): LexicalScores {
+    return this.index.score(lexicalTerms(query), bestKept);
   }
 
   /** Writes the sealed image if anything changed since the last save. */

@@ -731,8 +731,8 @@ export class StoreData {
    * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
    * scores live in the index's scratch space until `release()` (see Bm25Index.score).
    */
-  lexicalScores(query: string): LexicalScores {
-    return this.lexical.score(query);
+  lexicalScores(query: string, bestKept?: number): LexicalScores {
+    return this.lexical.score(query, bestKept);
   }
 
   /** The chunk a label stands for (undefined once its file is removed). */
