@@ -42,13 +42,13 @@ const LEXICAL_CANDIDATES_PER_CANDIDATE = 2;
 /**
  * One store's hybrid search: the HNSW index and the BM25 index each propose their best chunks;
  * every proposed chunk gets both scores before they are fused (an ANN hit's BM25 comes from the
- * query's full lexical scoring; a lexical hit's cosine comes from the store's vector copy), so a
+ * query's lexical scores as of the search's start; a lexical hit's cosine comes from the store's vector copy), so a
  * chunk found by one side only is not penalised for the other side's cut-off. Best first.
  *
  * Cost at 100,000 chunks is a fraction of a millisecond of CPU (DESIGN §4: a search costs the
  * same whatever the store's size, bar the postings of its terms): one ANN walk, one BM25 pass over
- * the query terms' postings in reused arrays, a dot product per lexical candidate, and the text of
- * the kept chunks only.
+ * the query terms' postings (window by window, bm25-index.ts), a dot product per lexical
+ * candidate, and the text of the kept chunks only.
  */
 export async function searchStore(data: StoreData, query: StoreQuery): Promise<ScoredChunk[]> {
   const semanticOn = query.vector !== null && query.weights.embedding > 0;

@@ -728,8 +728,8 @@ export class StoreData {
   }
 
   /**
-   * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label. The
-   * scores live in the index's scratch space until `release()` (see Bm25Index.score).
+   * Normalised BM25 (in [0, 1)) of every chunk sharing a term with the query, by label: the best
+   * picked now, any other label's on demand, as the index is now (see Bm25Index.score).
    */
   lexicalScores(query: string, bestKept?: number): LexicalScores {
     return this.lexical.score(query, bestKept);
