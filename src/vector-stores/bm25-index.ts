@@ -115,14 +115,26 @@ export class LexicalScores {
    * `accept`, a file lookup, runs k times.
    */
   top(k: number, accept?: (label: number) => boolean): number[] {
-    if (k <= 0) return [];
-    const chosen: number[] = [];
-    for (let rank = 0; rank < this.best.length && chosen.length < k; rank += 1) {
+    return Array.from(this.ranked(k, accept));
+  }
+
+  /**
+   * top's labels one at a time: `accept` runs for a label only when the caller asks for it, so a
+   * caller that stops early (a search's cut-off, hybrid-search.ts) does not look up the files of
+   * the rest (of 60 candidates, most are cut).
+   */
+  *ranked(k: number, accept?: (label: number) => boolean): Generator<number, void, undefined> {
+    if (k <= 0) return;
+    const taken: number[] = [];
+    for (let rank = 0; rank < this.best.length && taken.length < k; rank += 1) {
       const label = this.best[rank]!;
-      if (accept === undefined || accept(label)) chosen.push(label);
+      if (accept !== undefined && !accept(label)) continue;
+      taken.push(label);
+      yield label;
     }
-    if (chosen.length === k || this.best.length < this.bestKept) return chosen;
-    return Array.from(scoreBest(this.plan, k, accept ?? null).best);
+    if (taken.length === k || this.best.length < this.bestKept) return;
+    // Those taken are the rescan's first ones, unless a file changed between two labels asked for.
+    for (const label of scoreBest(this.plan, k, accept ?? null).best) if (!taken.includes(label)) yield label;
   }
 }
 

@@ -93,7 +93,8 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   // at the walk's lowest cosine is not scored (nor any after it).
   if (lexical !== null) {
     const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
-    for (const label of lexical.top(lexicalCandidates, (label) => accepts(data, query, label))) {
+    // Best first, each file looked up only when its label is reached (most are cut).
+    for (const label of lexical.ranked(lexicalCandidates, (label) => accepts(data, query, label))) {
       if (seen.has(label)) continue;
       // Read once (LexicalScores.get sums it again from the postings each time).
       const lexicalScore = lexical.get(label);

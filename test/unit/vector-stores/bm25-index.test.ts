@@ -183,6 +183,25 @@ describe('Bm25Index scoring paths', () => {
     }
   });
 
+  it('hands out the best labels one at a time, looking up only those asked for', () => {
+    const index = new Bm25Index();
+    corpus.forEach((text, label) => index.add(label, text.split(' ')));
+    const scores = index.score(['chess', 'mate']);
+    const asked: number[] = [];
+    const accept = (label: number) => {
+      asked.push(label);
+      return label !== 0;
+    };
+    const ranked = scores.ranked(5, accept);
+    const first = [ranked.next().value, ranked.next().value];
+    expect(first).toEqual(scores.top(5, (label) => label !== 0).slice(0, 2));
+    // Label 0 (the best) was rejected on the way: three lookups for two labels, none beyond.
+    expect(asked).toEqual([0, ...first]);
+    // Fewer pass than picked ahead: the rest come from scoring again with the filter.
+    const few = index.score(['chess', 'mate'], 2);
+    expect([...few.ranked(5, (label) => label !== 0)]).toEqual(scores.top(5, (label) => label !== 0));
+  });
+
   it('gives the exact scores and best labels of a straightforward computation, on random stores, queries and filters', () => {
     const word = fc.constantFrom('court', 'chess', 'mate', 'puzzle', 'warden', 'river', 'stone', 'light', 'elsewhere');
     fc.assert(
