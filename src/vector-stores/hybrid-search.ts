@@ -34,8 +34,8 @@ export interface ScoredChunk {
  * its ef: measured by bench/ann-fused.mjs at 100k chunks against a search with an exact semantic
  * side and 200 lexical candidates, 60 lexical candidates with the walk at ef 64 give back more of
  * that search's top 10 (synthetic store 0.962, man pages 0.934) than 30 with ef 128 did (0.842,
- * 0.897), for 40% less of the walk's CPU (hnsw-index.ts). local-embed's cosine follows shared words and fragments, which
- * BM25 ranks well; the walk still finds what shares no word with the query.
+ * 0.897), for 40% less of the walk's CPU (hnsw-index.ts). local-embed's cosine follows shared
+ * words and fragments, which BM25 ranks well; the walk still finds what shares no word with it.
  */
 const LEXICAL_CANDIDATES_PER_CANDIDATE = 2;
 

@@ -770,24 +770,23 @@ export class StoreData {
    * of the cosines is the query's dot product with that mean).
    */
   async noiseLevel(unitQuery: Float32Array): Promise<number> {
-    if (this.index === null || this.copy === null) return 0;
-    if (this.sample === null) {
-      const live = this.liveChunks;
-      const count = Math.min(64, live);
-      const labels: number[] = [];
-      let rangeIndex = 0;
-      let before = 0;
-      for (let row = 0; row < count; row += 1) {
-        const position = Math.floor(((row + 0.5) * live) / count);
-        while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
-        labels.push(this.ranges[rangeIndex]!.start + position - before);
-      }
-      await this.copyFromIndex(labels);
-      const mean = new Float32Array(this.manifest.meta.dimensions ?? 0);
-      for (const label of labels) this.copy.addTo(mean, label, 1 / count);
-      this.sample = mean;
+    const known = this.knownNoiseLevel(unitQuery);
+    if (known !== undefined || this.copy === null) return known ?? 0;
+    const live = this.liveChunks;
+    const count = Math.min(64, live);
+    const labels: number[] = [];
+    let rangeIndex = 0;
+    let before = 0;
+    for (let row = 0; row < count; row += 1) {
+      const position = Math.floor(((row + 0.5) * live) / count);
+      while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
+      labels.push(this.ranges[rangeIndex]!.start + position - before);
     }
-    return dot(unitQuery, this.sample);
+    await this.copyFromIndex(labels);
+    const mean = new Float32Array(this.manifest.meta.dimensions ?? 0);
+    for (const label of labels) this.copy.addTo(mean, label, 1 / count);
+    this.sample = mean;
+    return dot(unitQuery, mean);
   }
 
   /** noiseLevel without a promise once its sample is taken (undefined until then: noiseLevel takes it). */
