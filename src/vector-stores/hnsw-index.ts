@@ -1,4 +1,5 @@
 import { chmod, rename } from 'node:fs/promises';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { answerId, neighborsOf, searchRequest, type Neighbor } from './hnsw-search-message.js';
@@ -79,9 +80,15 @@ class IndexThread {
     return this.failure !== null;
   }
 
-  /** Ends the thread as a crash would (the 'exit' handler above fails what it owed). */
+  /**
+   * Ends the thread as a crash would (the 'exit' handler above fails what it owed). The thread
+   * exits between two messages: Worker.terminate() during a searchKnn makes the addon's next N-API
+   * call fail inside native code, which aborts the whole process (seen in CI).
+   */
   async terminate(): Promise<void> {
-    await this.worker.terminate();
+    const exited = once(this.worker, 'exit');
+    this.worker.postMessage({ id: -1, op: 'exit' });
+    await exited;
   }
 
   call<T>(op: string, request: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {

@@ -190,6 +190,8 @@ function accepting(ranges) {
 
 parentPort.on('message', (request) => {
   if (request instanceof ArrayBuffer) return search(request);
+  // endIndexThread (tests): the thread dies here, its queued messages unanswered, as in a crash.
+  if (request.op === 'exit') process.exit(1);
   const read = reads[request.op];
   if (read !== undefined) return reply(request.id, Promise.resolve().then(() => read(request)));
   const change = changes[request.op];
