@@ -99,8 +99,9 @@ const categoryOf = (functionName, url) => {
   if (group.startsWith('node:internal/timers') || group === 'node:timers') return 'node timers';
   if (group === 'node:events' || group === 'node:internal/event_target' || group === 'node:internal/abort_controller') return 'node events / AbortSignal';
   if (group.startsWith('node:')) return 'other node';
+  if (url.includes('node_modules/')) return `other: ${group}`;
   if (url.includes('/dist/')) return `igw ${group.includes('/') ? group.slice(0, group.indexOf('/')) : group}/`;
-  if (url.includes('/bench/')) return 'pass-through script';
+  if (url.includes('/bench/')) return 'bench script (pass-through or floor)';
   return `other: ${group}`;
 };
 const byCategory = new Map();
@@ -149,6 +150,23 @@ if (process.env.PROFILE_CALLERS) {
     paths.set(name, (paths.get(name) ?? 0) + (deltas.get(node.id) ?? 0));
   }
   print(`callers of ${process.env.PROFILE_CALLERS}`, paths, 12);
+}
+
+// PROFILE_ATTRIBUTE=category: that category's self time (e.g. 'node events') charged to the
+// nearest igw function up the stack, to see which of igw's steps pays for node's work.
+if (process.env.PROFILE_ATTRIBUTE) {
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const owners = new Map();
+  for (const node of profile.nodes) {
+    const self = deltas.get(node.id) ?? 0;
+    if (self === 0 || !categoryOf(node.callFrame.functionName, node.callFrame.url).startsWith(process.env.PROFILE_ATTRIBUTE)) continue;
+    let frame = node;
+    while (frame !== undefined && !(frame.callFrame.url.includes('/dist/') && !frame.callFrame.url.includes('node_modules/'))) frame = parentOf.get(frame.id);
+    const name = frame === undefined ? '(no igw frame: node or undici callbacks)' : `${frame.callFrame.functionName || '(anonymous)'} ${moduleOf(frame.callFrame.url)}:${frame.callFrame.lineNumber + 1}`;
+    owners.set(name, (owners.get(name) ?? 0) + self);
+  }
+  print(`${process.env.PROFILE_ATTRIBUTE}: charged to the nearest igw function`, owners, 20);
 }
 
 // Inclusive (self + callees) time of igw's own functions: which stage of a request costs what.
