@@ -107,9 +107,13 @@ export class FileStore {
     return { id, sealer: () => createSealStream(this.key, { aad: id }) };
   }
 
-  /** Moves a sealed temp file (from prepare()'s sealer) into the store and records it. */
-  async adoptSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealedPath: string): Promise<FileRecord> {
+  /**
+   * Moves a sealed temp file (from prepare()'s sealer) into the store and records it. `onMoved`
+   * runs once the temp path is gone (renamed, or copied and removed), before the record is written.
+   */
+  async adoptSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealedPath: string, onMoved?: () => void): Promise<FileRecord> {
     await this.blobs.adopt(id, sealedPath);
+    onMoved?.();
     return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
   }
 

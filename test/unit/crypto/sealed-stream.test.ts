@@ -104,6 +104,14 @@ describe('sealed stream tamper detection', () => {
     await expect(unsealBytes(await sealedPromise, 100, undefined, randomBytes(32))).rejects.toThrow(SealedDataError);
   });
 
+  it('a wrong key fails right after the right one opened the same stream (per-file keys are remembered per data key)', async () => {
+    const sealed = await sealedPromise;
+    expect((await unsealBytes(sealed)).equals(Buffer.from(data))).toBe(true);
+    await expect(unsealBytes(sealed, 100, undefined, randomBytes(32))).rejects.toThrow(SealedDataError);
+    // Same bytes in another buffer: the same per-file key, so it opens.
+    expect((await unsealBytes(sealed, 100, undefined, Buffer.from(key))).equals(Buffer.from(data))).toBe(true);
+  });
+
   it('a segment from another file sealed with the same key does not fit', async () => {
     const sealed = await sealedPromise;
     const other = await sealBytes(Buffer.from(data), segment);
