@@ -1,0 +1,53 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeNewFilesSynced } from '../../../src/store/synced-write-thread.js';
+
+const folder = await mkdtemp(path.join(tmpdir(), 'igw-synced-write-'));
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('writeNewFilesSynced (the synced-write thread)', () => {
+  it('creates every file of every concurrent call whole, mode 0600, and resolves each call', async () => {
+    // 40 calls at once: the first goes out alone, the rest wait and go out as one batch.
+    const calls = Array.from({ length: 40 }, (_, call) =>
+      writeNewFilesSynced([
+        { path: path.join(folder, `${call}.text`), bytes: Buffer.from(`text ${call} `.repeat(call + 1)) },
+        { path: path.join(folder, `${call}.vec`), bytes: new Uint8Array(Array.from({ length: 100 + call }, (_, at) => (at * call) % 256)) },
+      ]),
+    );
+    await Promise.all(calls);
+    for (let call = 0; call < 40; call += 1) {
+      expect(await readFile(path.join(folder, `${call}.text`), 'utf8')).toBe(`text ${call} `.repeat(call + 1));
+      expect([...(await readFile(path.join(folder, `${call}.vec`)))]).toEqual(Array.from({ length: 100 + call }, (_, at) => (at * call) % 256));
+      expect((await stat(path.join(folder, `${call}.vec`))).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('writes only the bytes of a view into a larger buffer (a pooled Buffer slice)', async () => {
+    const pooled = Buffer.from('0123456789abcdef');
+    await writeNewFilesSynced([{ path: path.join(folder, 'slice'), bytes: pooled.subarray(4, 8) }]);
+    expect(await readFile(path.join(folder, 'slice'), 'utf8')).toBe('4567');
+  });
+
+  it('refuses a file that exists (EEXIST) without failing the other calls of its batch, and leaves the existing file as it was', async () => {
+    await writeFile(path.join(folder, 'taken'), 'kept');
+    const results = await Promise.allSettled([
+      writeNewFilesSynced([{ path: path.join(folder, 'before'), bytes: Buffer.from('a') }]),
+      writeNewFilesSynced([{ path: path.join(folder, 'free'), bytes: Buffer.from('b') }, { path: path.join(folder, 'taken'), bytes: Buffer.from('c') }]),
+      writeNewFilesSynced([{ path: path.join(folder, 'after'), bytes: Buffer.from('d') }]),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(((results[1] as PromiseRejectedResult).reason as NodeJS.ErrnoException).code).toBe('EEXIST');
+    expect(await readFile(path.join(folder, 'taken'), 'utf8')).toBe('kept');
+    expect(await readFile(path.join(folder, 'after'), 'utf8')).toBe('d');
+  });
+
+  it('a missing folder rejects with ENOENT and the next write still works', async () => {
+    await expect(writeNewFilesSynced([{ path: path.join(folder, 'no-such-folder', 'x'), bytes: Buffer.from('x') }])).rejects.toMatchObject({ code: 'ENOENT' });
+    await writeNewFilesSynced([{ path: path.join(folder, 'next'), bytes: Buffer.from('next') }]);
+    expect(await readFile(path.join(folder, 'next'), 'utf8')).toBe('next');
+  });
+});
