@@ -6,34 +6,54 @@ export interface NewFile {
   bytes: Uint8Array;
 }
 
+/** A step of a job: create a file (as NewFile), or append to a file the caller holds open and fdatasync it. */
+type Step = { path: string; bytes: Uint8Array } | { fd: number; bytes: Uint8Array };
+
 /**
  * The writer thread's code (CommonJS, evaluated: the same source runs from `src/` under vitest and
- * from `dist/`). A message is a batch of jobs; each job's files are created and written first, then
- * fsynced, so on ext4 the first fsync commits the journal for the whole batch and the others find
+ * from `dist/`). A message is a batch of jobs; every job's bytes are written first, then each file
+ * is synced, so on ext4 the first sync commits the journal for the whole batch and the others find
  * little left to do. A job answers `{ id }` or `{ id, error: { message, code } }`; a failed job's
- * files may exist (the caller removes what it named).
+ * new files may exist (the caller removes what it named). Appends go to a descriptor the event
+ * loop opened and keeps (it closes it only between two of its own appends).
  */
 const WRITER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
+function writeAll(fd, bytes) {
+  let written = 0;
+  while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+}
 parentPort.on('message', (jobs) => {
-  const opened = jobs.map(({ files }) => {
-    const fds = [];
+  const written = jobs.map(({ steps }) => {
+    const created = [];
+    const appended = [];
     try {
-      for (const file of files) {
-        const fd = fs.openSync(file.path, 'wx', 0o600);
-        fds.push(fd);
-        let written = 0;
-        while (written < file.bytes.length) written += fs.writeSync(fd, file.bytes, written, file.bytes.length - written);
+      for (const step of steps) {
+        if (step.path !== undefined) {
+          const fd = fs.openSync(step.path, 'wx', 0o600);
+          created.push(fd);
+          writeAll(fd, step.bytes);
+        } else {
+          writeAll(step.fd, step.bytes);
+          appended.push(step.fd);
+        }
       }
-      return { fds, error: null };
+      return { created, appended, error: null };
     } catch (error) {
-      return { fds, error };
+      return { created, appended, error };
     }
   });
   const answers = jobs.map(({ id }, at) => {
-    let { fds, error } = opened[at];
-    for (const fd of fds) {
+    let { created, appended, error } = written[at];
+    for (const fd of appended) {
+      try {
+        if (error === null) fs.fdatasyncSync(fd);
+      } catch (failure) {
+        error = failure;
+      }
+    }
+    for (const fd of created) {
       try {
         if (error === null) fs.fsyncSync(fd);
       } catch (failure) {
@@ -53,19 +73,20 @@ parentPort.on('message', (jobs) => {
 
 interface Job {
   id: number;
-  files: NewFile[];
+  steps: Step[];
   resolve(): void;
   reject(error: Error): void;
 }
 
 /**
- * Creates small files durably on a thread of their own (a vector store commit's two segments,
- * store-data.ts). Through the fs promises API each file is four thread-pool round trips (open,
+ * Creates small files and appends journal lines durably on a thread of their own (a vector store
+ * commit's two segments, store-data.ts; journal-file.ts's group writes). Through the fs promises API each file is four thread-pool round trips (open,
  * write, sync, close), each waking a pool thread and then the event loop: ~0.12 ms of event-loop
  * CPU per file on the 2-core VM, paid per ingested file (issue 16). Here a commit is one message
  * each way, and commits that arrive while a batch is on the disk go out together in the next one
- * (group commit, as journal-file.ts does for lines). Durability is the same: open `wx` 0600, write,
- * fsync, close, before the promise resolves.
+ * (group commit across every file and journal). Durability is the same: open `wx` 0600, write,
+ * fsync, close, or write and fdatasync for an append, before the promise resolves. An append is
+ * likewise one message instead of two round trips (write, datasync).
  */
 class SyncedWriteThread {
   private worker: Worker | null = null;
@@ -73,9 +94,9 @@ class SyncedWriteThread {
   private queued: Job[] = [];
   private nextId = 0;
 
-  write(files: NewFile[]): Promise<void> {
+  run(steps: Step[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queued.push({ id: this.nextId++, files, resolve, reject });
+      this.queued.push({ id: this.nextId++, steps, resolve, reject });
       if (this.inFlight.size === 0) this.send();
     });
   }
@@ -93,12 +114,12 @@ class SyncedWriteThread {
     // Each file's bytes copied into a buffer of their own and moved, not cloned: a Buffer may be a
     // view of Node's 8 KB pool, and cloning a view clones its whole ArrayBuffer.
     const transfer: ArrayBuffer[] = [];
-    const message = jobs.map(({ id, files }) => ({
+    const message = jobs.map(({ id, steps }) => ({
       id,
-      files: files.map((file) => {
-        const bytes = new Uint8Array(file.bytes);
+      steps: steps.map((step) => {
+        const bytes = new Uint8Array(step.bytes);
         transfer.push(bytes.buffer);
-        return { path: file.path, bytes };
+        return { ...step, bytes };
       }),
     }));
     worker.postMessage(message, transfer);
@@ -142,5 +163,14 @@ let writer: SyncedWriteThread | null = null;
  */
 export function writeNewFilesSynced(files: NewFile[]): Promise<void> {
   writer ??= new SyncedWriteThread();
-  return writer.write(files);
+  return writer.run(files);
+}
+
+/**
+ * Appends `bytes` at the end of the open file `fd` (opened with flag `a`) and fdatasyncs it, off
+ * the event loop. The caller keeps the descriptor open until this settles.
+ */
+export function appendSynced(fd: number, bytes: Uint8Array): Promise<void> {
+  writer ??= new SyncedWriteThread();
+  return writer.run([{ fd, bytes }]);
 }
