@@ -171,8 +171,11 @@ export function createSealStream(key: Buffer, options: SealStreamOptions = {}): 
   });
 }
 
-/** Sealed bytes in, plaintext out; errors with SealedDataError on any alteration or truncation. */
-export function createUnsealStream(key: Buffer, options: SealedStreamOptions = {}): Transform {
+/**
+ * The reading side, fed in pieces: `push` returns the segments it could open, `end` the last one.
+ * Throws SealedDataError on any alteration or truncation.
+ */
+function createOpener(key: Buffer, options: SealedStreamOptions): { push(chunk: Buffer): Buffer[]; end(): Buffer } {
   if (key.length !== 32) throw new TypeError(`AES-256-GCM needs a 32-byte key, got ${key.length} bytes`);
   const pending = new ByteQueue();
   let subkey: Buffer | undefined;
@@ -207,15 +210,31 @@ export function createUnsealStream(key: Buffer, options: SealedStreamOptions = {
     return body;
   };
 
+  return {
+    push(chunk: Buffer): Buffer[] {
+      pending.push(chunk);
+      const opened: Buffer[] = [];
+      if (readHeader()) {
+        const full = segmentBytes + TAG_BYTES;
+        // A full segment followed by more bytes cannot be the last one.
+        while (pending.length > full) opened.push(openSegment(pending.take(full), false));
+      }
+      return opened;
+    },
+    end(): Buffer {
+      if (!readHeader()) throw new SealedDataError('sealed stream is truncated (no header)');
+      return openSegment(pending.take(pending.length), true);
+    },
+  };
+}
+
+/** Sealed bytes in, plaintext out; errors with SealedDataError on any alteration or truncation. */
+export function createUnsealStream(key: Buffer, options: SealedStreamOptions = {}): Transform {
+  const opener = createOpener(key, options);
   return new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       try {
-        pending.push(chunk);
-        if (readHeader()) {
-          const full = segmentBytes + TAG_BYTES;
-          // A full segment followed by more bytes cannot be the last one.
-          while (pending.length > full) this.push(openSegment(pending.take(full), false));
-        }
+        for (const plain of opener.push(chunk)) this.push(plain);
         callback();
       } catch (error) {
         callback(error as Error);
@@ -223,12 +242,19 @@ export function createUnsealStream(key: Buffer, options: SealedStreamOptions = {
     },
     flush(callback: TransformCallback) {
       try {
-        if (!readHeader()) throw new SealedDataError('sealed stream is truncated (no header)');
-        this.push(openSegment(pending.take(pending.length), true));
+        this.push(opener.end());
         callback();
       } catch (error) {
         callback(error as Error);
       }
     },
   });
+}
+
+/** A whole sealed stream held in memory (a small stored file), opened at once: the same checks as createUnsealStream. */
+export function unsealWhole(key: Buffer, sealed: Buffer, options: SealedStreamOptions = {}): Buffer {
+  const opener = createOpener(key, options);
+  const parts = opener.push(sealed);
+  parts.push(opener.end());
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }

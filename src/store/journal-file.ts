@@ -1,6 +1,6 @@
 import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
-import { appendSynced } from './synced-write-thread.js';
+import { appendSynced } from './disk-thread.js';
 
 interface Waiter {
   resolve: () => void;
@@ -64,7 +64,7 @@ export class JournalFile {
     this.waiters = [];
     try {
       this.handle ??= await open(this.filePath, 'a', 0o600);
-      // Write and fdatasync in one message to the synced-write thread, batched with whatever
+      // Write and fdatasync in one message to the disk thread, batched with whatever
       // other journals and segment files are waiting for the disk (issue 16); the handle is
       // closed only between flushes (replaceWithTail, close run on the same chain).
       await appendSynced(this.handle.fd, Buffer.from(lines.join(''), 'utf8'));

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { JournalCollection } from '../store/journal-collection.js';
-import { writeNewFilesSynced, type NewFile } from '../store/synced-write-thread.js';
+import { writeNewFilesSynced, type NewFile } from '../store/disk-thread.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
 import type { LexicalScores } from './bm25-index.js';
@@ -458,7 +458,7 @@ export class StoreData {
       return { path: target, bytes };
     };
     try {
-      // Both segments in one message to the synced-write thread (not eight thread-pool round trips).
+      // Both segments in one message to the disk thread (not eight thread-pool round trips).
       await writeNewFilesSynced([
         segmentFile('text', encodeTextSegment(chunks, this.sealer, this.aad(fileId, 'text'))),
         ...(dimensions === null ? [] : [segmentFile('vec', this.sealer.seal(encodeVectors(vectors, dimensions), this.aad(fileId, 'vec')))]),

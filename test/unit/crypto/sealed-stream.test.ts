@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import { SealedDataError } from '../../../src/crypto/sealed.js';
-import { createSealStream, createUnsealStream, sealedSize } from '../../../src/crypto/sealed-stream.js';
+import { createSealStream, createUnsealStream, sealedSize, unsealWhole } from '../../../src/crypto/sealed-stream.js';
 
 const key = randomBytes(32);
 
@@ -123,5 +123,26 @@ describe('sealed stream tamper detection', () => {
     const plaintext = Buffer.from('a recognisable sentence that must not be on disk '.repeat(20));
     const sealed = await sealBytes(plaintext, 64);
     expect(sealed.includes(Buffer.from('recognisable sentence'))).toBe(false);
+  });
+});
+
+describe('unsealWhole (a small stored file read at once)', () => {
+  it.each([0, 1, 64, 65, 1000])('opens %i bytes sealed in 64-byte segments like the stream does', async (size) => {
+    const data = randomBytes(size);
+    const sealed = await sealBytes(data, 64, 100, 'file-x');
+    expect(unsealWhole(key, sealed, { aad: 'file-x' }).equals(data)).toBe(true);
+  });
+
+  it('refuses a flipped bit, a cut at a segment boundary, another aad and another key', async () => {
+    const data = randomBytes(1000);
+    const sealed = await sealBytes(data, 64, 100, 'file-x');
+    const flipped = Buffer.from(sealed);
+    flipped[500]! ^= 1;
+    expect(() => unsealWhole(key, flipped, { aad: 'file-x' })).toThrow(SealedDataError);
+    // Header (24) plus five whole segments: a valid-looking prefix whose last segment was not sealed as last.
+    expect(() => unsealWhole(key, sealed.subarray(0, 24 + 5 * 80), { aad: 'file-x' })).toThrow(SealedDataError);
+    expect(() => unsealWhole(key, sealed, { aad: 'file-y' })).toThrow(SealedDataError);
+    expect(() => unsealWhole(randomBytes(32), sealed, { aad: 'file-x' })).toThrow(SealedDataError);
+    expect(() => unsealWhole(key, sealed.subarray(0, 10), { aad: 'file-x' })).toThrow(SealedDataError);
   });
 });

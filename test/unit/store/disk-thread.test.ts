@@ -2,14 +2,14 @@ import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendSynced, writeNewFilesSynced } from '../../../src/store/synced-write-thread.js';
+import { appendSynced, readWholeFile, writeNewFilesSynced } from '../../../src/store/disk-thread.js';
 
 const folder = await mkdtemp(path.join(tmpdir(), 'igw-synced-write-'));
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe('writeNewFilesSynced (the synced-write thread)', () => {
+describe('the disk thread: writeNewFilesSynced, appendSynced, readWholeFile', () => {
   it('creates every file of every concurrent call whole, mode 0600, and resolves each call', async () => {
     // 40 calls at once: the first goes out alone, the rest wait and go out as one batch.
     const calls = Array.from({ length: 40 }, (_, call) =>
@@ -72,5 +72,17 @@ describe('writeNewFilesSynced (the synced-write thread)', () => {
     expect(await readFile(path.join(folder, 'first.jsonl'), 'utf8')).toBe(Array.from({ length: 30 }, (_, line) => `first ${line}\n`).join(''));
     expect(await readFile(path.join(folder, 'second.jsonl'), 'utf8')).toBe(Array.from({ length: 30 }, (_, line) => `second ${line}\n`).join(''));
     expect(await readFile(path.join(folder, 'among'), 'utf8')).toBe('among');
+  });
+
+  it('reads whole files, concurrently with writes; a missing one rejects with ENOENT', async () => {
+    await writeFile(path.join(folder, 'to-read'), Buffer.from('abc'.repeat(5000)));
+    const [read, , missing] = await Promise.allSettled([
+      readWholeFile(path.join(folder, 'to-read')),
+      writeNewFilesSynced([{ path: path.join(folder, 'written-meanwhile'), bytes: Buffer.from('w') }]),
+      readWholeFile(path.join(folder, 'not-there')),
+    ]);
+    expect((read as PromiseFulfilledResult<Buffer>).value.toString()).toBe('abc'.repeat(5000));
+    expect(((missing as PromiseRejectedResult).reason as NodeJS.ErrnoException).code).toBe('ENOENT');
+    expect(await readFile(path.join(folder, 'written-meanwhile'), 'utf8')).toBe('w');
   });
 });
