@@ -1,6 +1,7 @@
 import { calibrateCosine, fuseScores, type FusionWeights } from './fusion.js';
 import type { Neighbor } from './hnsw-index.js';
 import type { StoreData } from './store-data.js';
+import { nonzeroColumns } from './vector-copy.js';
 
 export interface StoreQuery<F> {
   /** The query text (lexical side). */
@@ -71,9 +72,11 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
   const scored: Array<Candidate<F>> = [];
   const best = new TopScores(query.keep);
   let unitQuery: Float32Array | null = null;
+  let columns: Int32Array | null = null;
   let noise = 0;
   if (semanticOn) {
     unitQuery = unit(query.vector!);
+    columns = nonzeroColumns(unitQuery);
     // Without a promise when known (the store's sample is taken once): see heldText below.
     noise = data.knownNoiseLevel(unitQuery) ?? (await data.noiseLevel(unitQuery));
   }
@@ -108,14 +111,14 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
     };
     for (const label of lexical.ranked(lexicalCandidates, acceptLabel)) {
       if (seen.has(label)) continue;
-      // Read once (LexicalScores.get sums it again from the postings each time).
-      const lexicalScore = lexical.get(label);
+      // The score it was ranked by (LexicalScores.get would sum it again from the postings).
+      const lexicalScore = lexical.rankedScore;
       if (unitQuery === null) {
         add(label, 0, lexicalScore);
         continue;
       }
       if (best.full && fuseScores(ceilingSemantic, lexicalScore, weights) <= best.lowest) break;
-      add(label, calibrateCosine(data.copiedCosine(unitQuery, label) ?? (await data.cosineAt(unitQuery, label)), noise), lexicalScore);
+      add(label, calibrateCosine(data.copiedCosine(unitQuery, label, columns) ?? (await data.cosineAt(unitQuery, label)), noise), lexicalScore);
     }
   }
 

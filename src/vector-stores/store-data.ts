@@ -759,11 +759,11 @@ export class StoreData {
 
   /**
    * cosineAt without a promise when the vector copy holds the label (undefined when it does not:
-   * cosineAt reads it). A search asks this for each of its lexical candidates: a promise and a
+   * cosineAt reads it); `columns`: the query's nonzero columns (vector-copy.ts nonzeroColumns). A search asks this for each of its lexical candidates: a promise and a
    * turn of the microtask queue each cost more than the dot product.
    */
-  copiedCosine(unitQuery: Float32Array, label: number): number | undefined {
-    return this.copy === null ? 0 : this.copy.cosine(unitQuery, label);
+  copiedCosine(unitQuery: Float32Array, label: number, columns?: Int32Array | null): number | undefined {
+    return this.copy === null ? 0 : this.copy.cosine(unitQuery, label, columns);
   }
 
   /**
