@@ -2,6 +2,8 @@
 // scenario at a time, and the profile is summarised by self time per function and per module.
 // Profiles are robust to a shared machine's noise where wall-clock tables are not.
 //   node bench/gateway-profile.mjs [chat|stream|embeddings] [connections] [seconds]
+// PROFILE_TARGET=passthrough (or floor: bench/gateway-floor.mjs) profiles the bare node:http pass-through instead (same load, same
+// upstream): its category table lines up with igw's, so the difference is what igw pays.
 import { spawn } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,10 +16,16 @@ const connections = Number(connectionsText);
 const seconds = Number(secondsText);
 const top = Number(process.env.PROFILE_TOP ?? 40);
 
+const target = process.env.PROFILE_TARGET ?? 'igw';
 const { upstream, upstreamOrigin } = await startFakeUpstream();
 const { workDir, env, key } = await prepareGateway(upstreamOrigin, 'igw-profile-');
 const profileDir = path.join(workDir, 'profile');
-const igw = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, path.join(root, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+const served = {
+  igw: [path.join(root, 'bin/igw.js'), 'serve', '--port', '0'],
+  passthrough: [path.join(root, 'bench/passthrough.mjs'), upstreamOrigin],
+  floor: [path.join(root, 'bench/gateway-floor.mjs'), upstreamOrigin, key],
+}[target];
+const igw = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...served], { env, stdio: ['ignore', 'pipe', 'ignore'] });
 const igwOrigin = (await firstLine(igw)).replace('igw listening on ', '');
 
 const { pathName, body } = SCENARIOS[scenarioName];
@@ -72,6 +80,31 @@ const moduleOf = (url) => {
   const dist = url.indexOf('/dist/');
   return dist === -1 ? url : url.slice(dist + 6);
 };
+// One row per kind of work, so igw's table and the pass-through's line up: igw's own code by
+// src/ folder, node's HTTP parser and server, streams, socket writes, undici, zod, GC, the rest.
+const NET = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String', 'get buffer', 'shutdown', 'readStop', 'readStart']);
+const categoryOf = (functionName, url) => {
+  const group = moduleOf(url);
+  if (functionName === '(garbage collector)') return 'GC';
+  if (functionName === '(program)') return '(program: V8/libuv outside JS)';
+  if (url === '' && NET.has(functionName)) return 'net: socket writes (writev, native)';
+  if (functionName === 'runMicrotasks' || group === 'node:internal/process/task_queues') return 'microtasks / nextTick';
+  if (url === '') return 'other native';
+  if (group.startsWith('wasm://') || group === 'undici') return 'undici (incl. llhttp wasm)';
+  if (group === 'zod') return 'zod';
+  if (group === 'decimal.js') return 'decimal.js';
+  if (['node:_http_server', 'node:_http_common', 'node:_http_incoming', 'node:_http_outgoing'].includes(group)) return 'node http (parser callbacks, server, outgoing)';
+  if (group.startsWith('node:internal/streams') || group === 'node:stream') return 'node streams';
+  if (['node:net', 'node:internal/stream_base_commons', 'node:internal/net'].includes(group)) return 'net: socket JS side';
+  if (group.startsWith('node:internal/timers') || group === 'node:timers') return 'node timers';
+  if (group === 'node:events' || group === 'node:internal/event_target' || group === 'node:internal/abort_controller') return 'node events / AbortSignal';
+  if (group.startsWith('node:')) return 'other node';
+  if (url.includes('node_modules/')) return `other: ${group}`;
+  if (url.includes('/dist/')) return `igw ${group.includes('/') ? group.slice(0, group.indexOf('/')) : group}/`;
+  if (url.includes('/bench/')) return 'bench script (pass-through or floor)';
+  return `other: ${group}`;
+};
+const byCategory = new Map();
 const byFunction = new Map();
 const byModule = new Map();
 let total = 0;
@@ -79,6 +112,7 @@ for (const node of profile.nodes) {
   const self = deltas.get(node.id) ?? 0;
   total += self;
   const { functionName, url, lineNumber } = node.callFrame;
+  if (functionName !== '(idle)') byCategory.set(categoryOf(functionName, url), (byCategory.get(categoryOf(functionName, url)) ?? 0) + self);
   if (functionName === '(idle)' || functionName === '(program)') {
     byModule.set(functionName, (byModule.get(functionName) ?? 0) + self);
     continue;
@@ -98,7 +132,8 @@ const print = (title, map, limit) => {
 };
 // The sampler ticks on wall time, so on a loaded machine a descheduled thread's wait lands in
 // whatever it was running: shares are read against the process's own CPU time (/proc).
-console.log(`${scenarioName}, ${connections} connections, ${seconds} s: ${count} requests, igw CPU ${((cpu * 1e6) / count).toFixed(0)} us per request (/proc utime+stime); profile busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+console.log(`${target}: ${scenarioName}, ${connections} connections, ${seconds} s: ${count} requests, igw CPU ${((cpu * 1e6) / count).toFixed(0)} us per request (/proc utime+stime); profile busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+print('self time by category', byCategory, top);
 print('self time by module', byModule, top);
 print('self time by function', byFunction, top);
 
@@ -115,6 +150,23 @@ if (process.env.PROFILE_CALLERS) {
     paths.set(name, (paths.get(name) ?? 0) + (deltas.get(node.id) ?? 0));
   }
   print(`callers of ${process.env.PROFILE_CALLERS}`, paths, 12);
+}
+
+// PROFILE_ATTRIBUTE=category: that category's self time (e.g. 'node events') charged to the
+// nearest igw function up the stack, to see which of igw's steps pays for node's work.
+if (process.env.PROFILE_ATTRIBUTE) {
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const owners = new Map();
+  for (const node of profile.nodes) {
+    const self = deltas.get(node.id) ?? 0;
+    if (self === 0 || !categoryOf(node.callFrame.functionName, node.callFrame.url).startsWith(process.env.PROFILE_ATTRIBUTE)) continue;
+    let frame = node;
+    while (frame !== undefined && !(frame.callFrame.url.includes('/dist/') && !frame.callFrame.url.includes('node_modules/'))) frame = parentOf.get(frame.id);
+    const name = frame === undefined ? '(no igw frame: node or undici callbacks)' : `${frame.callFrame.functionName || '(anonymous)'} ${moduleOf(frame.callFrame.url)}:${frame.callFrame.lineNumber + 1}`;
+    owners.set(name, (owners.get(name) ?? 0) + self);
+  }
+  print(`${process.env.PROFILE_ATTRIBUTE}: charged to the nearest igw function`, owners, 20);
 }
 
 // Inclusive (self + callees) time of igw's own functions: which stage of a request costs what.

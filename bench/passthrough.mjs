@@ -17,3 +17,5 @@ const server = createServer({ keepAliveTimeout: 60000 }, async (request, respons
   }
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${server.address().port}\n`));
+// Exit cleanly on SIGTERM so a `--cpu-prof` run (bench/gateway-profile.mjs) writes its profile.
+process.once('SIGTERM', () => process.exit(0));

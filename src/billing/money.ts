@@ -36,6 +36,8 @@ export function formatBalance(balance: Balance): string {
 
 /** Plain notation, no exponent, no trailing zeros; at most 12 decimal places (sub-nano-EUR noise dropped). */
 export function formatDecimal(value: Decimal): string {
+  // Most amounts have 12 places or fewer: rounding them would only copy them (a decimal.js allocation).
+  if (value.decimalPlaces() <= 12) return value.isZero() ? '0' : value.toFixed();
   const rounded = value.toDecimalPlaces(12, Decimal.ROUND_HALF_EVEN);
   return rounded.isZero() ? '0' : rounded.toFixed();
 }

@@ -15,6 +15,14 @@ import { Router } from './router.js';
 import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
 import { requestLogEntry } from '../inference/log.js';
 
+/** What the one 'close' listener of an exchange runs besides the in-flight count (set as the request goes). */
+interface Exchange {
+  /** Aborted when the client goes away before the answer is finished. */
+  abort: AbortController | undefined;
+  /** Writes the request-log line once the answer is over. */
+  finish: (() => void) | undefined;
+}
+
 export interface RunningServer {
   server: Server;
   url: string;
@@ -35,9 +43,14 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     inFlight += 1;
+    // One 'close' listener per exchange does the three things a close means (in-flight count,
+    // the client-gone abort, the request-log line) instead of three once-wrappers (issue 18 item 3).
+    const exchange: Exchange = { abort: undefined, finish: undefined };
     response.once('close', () => {
       inFlight -= 1;
       if (draining && inFlight === 0) drained?.();
+      if (exchange.abort !== undefined && !response.writableFinished) exchange.abort.abort(new Error('client disconnected'));
+      exchange.finish?.();
     });
     // Containment (issue 14): an 'error' on either stream (a reset socket, a write after end)
     // ends that one exchange; with no listener Node would rethrow it and stop the process.
@@ -46,7 +59,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       app.logger.warn('response stream failed', { error: String(error) });
       response.destroy();
     });
-    handle(request, response).catch((error: unknown) => failSafe(response, error, 'gateway', {}));
+    handle(request, response, exchange).catch((error: unknown) => failSafe(response, error, 'gateway', {}));
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -83,7 +96,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     if (header !== undefined && acceptedHosts.size < 64) acceptedHosts.add(header);
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handle(request: IncomingMessage, response: ServerResponse, exchange: Exchange): Promise<void> {
     const startedAt = app.clock.now();
     const requestId = app.ids.next('req_');
     const headers: Record<string, string> = { 'x-request-id': requestId };
@@ -133,9 +146,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
       const body = route.body === 'json' ? await readJsonBody(request, app.config.server.max_body_bytes) : undefined;
       const abort = new AbortController();
-      response.once('close', () => {
-        if (!response.writableFinished) abort.abort(new Error('client disconnected'));
-      });
+      exchange.abort = abort;
       call = { app, request, response, requestId, params: match.params, query: url.searchParams, principal, account, planName, plan, body, signal: abort.signal, headers, log, timing };
       await route.handler(call);
     } catch (error) {
@@ -153,7 +164,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
         }
       };
       if (response.writableFinished || response.destroyed) finish();
-      else response.once('close', finish);
+      else exchange.finish = finish;
     }
   }
 

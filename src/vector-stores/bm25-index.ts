@@ -73,6 +73,13 @@ const EMPTY_PLAN: ScoringPlan = { terms: [], present: null, ceiling: 1 };
  * when the query was scored, whatever changes after.
  */
 export class LexicalScores {
+  /**
+   * The score of the label `ranked` yielded last: the one it was ranked by, which is get's (the
+   * same sum in the same term order, divided by the same ceiling), without summing it again from
+   * the postings (a binary search per term per label).
+   */
+  rankedScore = 0;
+
   constructor(
     private readonly plan: ScoringPlan,
     /** How many live labels match a query term. */
@@ -80,6 +87,8 @@ export class LexicalScores {
     /** The best of the labels, best first (ties: lower label first): the `bestKept` best, or all when fewer match. */
     private readonly best: Int32Array,
     private readonly bestKept: number,
+    /** The scores of `best`, rank by rank. */
+    private readonly bestScores: Float64Array,
   ) {}
 
   /** Matching labels, in no particular order (for checks: a search reads get and top only). */
@@ -130,11 +139,18 @@ export class LexicalScores {
       const label = this.best[rank]!;
       if (accept !== undefined && !accept(label)) continue;
       taken.push(label);
+      this.rankedScore = this.bestScores[rank]!;
       yield label;
     }
     if (taken.length === k || this.best.length < this.bestKept) return;
     // Those taken are the rescan's first ones, unless a file changed between two labels asked for.
-    for (const label of scoreBest(this.plan, k, accept ?? null).best) if (!taken.includes(label)) yield label;
+    const rescan = scoreBest(this.plan, k, accept ?? null);
+    for (let rank = 0; rank < rescan.best.length; rank += 1) {
+      const label = rescan.best[rank]!;
+      if (taken.includes(label)) continue;
+      this.rankedScore = rescan.scores[rank]!;
+      yield label;
+    }
   }
 }
 
@@ -147,7 +163,7 @@ export function topLabels(labels: ArrayLike<number>, scoreOf: (label: number) =>
     const score = scoreOf(label);
     if (best.admits(label, score) && accept(label)) best.add(label, score);
   }
-  return Array.from(best.result());
+  return Array.from(best.result().labels);
 }
 
 /**
@@ -206,16 +222,18 @@ class BestLabels {
     }
   }
 
-  /** The kept labels, best first (the heap is spent: the worst is taken from the root, last to first). */
-  result(): Int32Array {
+  /** The kept labels and their scores, best first (the heap is spent: the worst is taken from the root, last to first). */
+  result(): { labels: Int32Array; scores: Float64Array } {
     const { labels, scores } = this;
     const result = new Int32Array(this.kept);
+    const resultScores = new Float64Array(this.kept);
     for (let size = this.kept; size > 0; size -= 1) {
       result[size - 1] = labels[0]!;
+      resultScores[size - 1] = scores[0]!;
       this.siftDown(size - 1, labels[size - 1]!, scores[size - 1]!);
     }
     this.kept = 0;
-    return result;
+    return { labels: result, scores: resultScores };
   }
 
   /** Puts (label, score) in the root's place of the heap's first `size` entries, moving it down while a child is worse. */
@@ -277,7 +295,7 @@ let idleWindow: WindowScratch | null = null;
  * get does) in a small array that stays in the L1 cache, and a label's score is final when its
  * window ends, so it is offered to the best at once.
  */
-function scoreBest(plan: ScoringPlan, k: number, accept: ((label: number) => boolean) | null): { best: Int32Array; matched: number } {
+function scoreBest(plan: ScoringPlan, k: number, accept: ((label: number) => boolean) | null): { best: Int32Array; scores: Float64Array; matched: number } {
   const { terms, present, ceiling } = plan;
   const window = idleWindow ?? { sums: new Float64Array(WINDOW), offsets: new Int32Array(WINDOW) };
   idleWindow = null;
@@ -316,7 +334,8 @@ function scoreBest(plan: ScoringPlan, k: number, accept: ((label: number) => boo
   } finally {
     idleWindow = window;
   }
-  return { best: best.result(), matched };
+  const { labels, scores } = best.result();
+  return { best: labels, scores, matched };
 }
 
 /**
@@ -441,7 +460,7 @@ export class Bm25Index {
    */
   score(queryTerms: readonly string[], bestKept = BEST_KEPT): LexicalScores {
     const unique = [...new Set(queryTerms)];
-    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(EMPTY_PLAN, 0, new Int32Array(0), bestKept);
+    if (unique.length === 0 || this.liveCount === 0) return new LexicalScores(EMPTY_PLAN, 0, new Int32Array(0), bestKept, new Float64Array(0));
     const averageLength = this.totalLength / this.liveCount || 1;
     const { k1, b } = BM25;
     const terms: QueryTerm[] = [];
@@ -456,8 +475,8 @@ export class Bm25Index {
     // With no removed label awaiting compaction, no posting needs its presence checked.
     if (this.deadPostings > 0) this.presentShared = true;
     const plan: ScoringPlan = { terms, present: this.deadPostings > 0 ? this.present : null, ceiling };
-    const { best, matched } = scoreBest(plan, bestKept, null);
-    return new LexicalScores(plan, matched, best, bestKept);
+    const { best, scores, matched } = scoreBest(plan, bestKept, null);
+    return new LexicalScores(plan, matched, best, bestKept, scores);
   }
 
   /** Live documents in a posting list: its size, less removed labels not yet compacted away. */

@@ -1,8 +1,9 @@
 import { calibrateCosine, fuseScores, type FusionWeights } from './fusion.js';
 import type { Neighbor } from './hnsw-index.js';
 import type { StoreData } from './store-data.js';
+import { nonzeroColumns } from './vector-copy.js';
 
-export interface StoreQuery {
+export interface StoreQuery<F> {
   /** The query text (lexical side). */
   text: string;
   /** The query embedding; null when the semantic side is off (embedding weight 0). */
@@ -12,14 +13,19 @@ export interface StoreQuery {
   candidates: number;
   /** How many results come back (the caller uses no more): chunks that cannot reach them are not scored in full. */
   keep: number;
-  /** Only chunks of accepted files count (completed, passing the filter). */
-  acceptFile(fileId: string): boolean;
+  /**
+   * The file of a slot of the store's `fileTable` when its chunks count (completed, passing the
+   * filter), else undefined. Asked once per proposed chunk, synchronously after its slot is read.
+   */
+  acceptedFile(slot: number): F | undefined;
   /** Whether a filter narrows the files (the ANN walk then filters too; without one it filters after). */
   filtered: boolean;
 }
 
-export interface ScoredChunk {
+export interface ScoredChunk<F> {
   fileId: string;
+  /** What acceptedFile gave for it. */
+  file: F;
   chunkIndex: number;
   text: string;
   /** The fused score in [0, 1]. */
@@ -50,32 +56,37 @@ const LEXICAL_CANDIDATES_PER_CANDIDATE = 2;
  * the query terms' postings (window by window, bm25-index.ts), a dot product per lexical
  * candidate, and the text of the kept chunks only.
  */
-export async function searchStore(data: StoreData, query: StoreQuery): Promise<ScoredChunk[]> {
+export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Promise<Array<ScoredChunk<F>>> {
   const semanticOn = query.vector !== null && query.weights.embedding > 0;
   const weights = { embedding: semanticOn ? query.weights.embedding : 0, text: query.weights.text };
 
   // The ANN walk runs on the index thread (hnsw-index.ts) while this thread scores BM25: the two
   // sides of one search use both cores, and eight searches in flight do not queue their walks here.
-  const walk: Promise<Neighbor[]> = semanticOn ? data.nearest(query.vector!, query.candidates, query.filtered ? query.acceptFile : undefined) : Promise.resolve([]);
+  const table = data.fileTable;
+  const acceptSlot = (slot: number): boolean => query.acceptedFile(slot) !== undefined;
+  const walk: Promise<Neighbor[]> = semanticOn ? data.nearest(query.vector!, query.candidates, query.filtered ? acceptSlot : undefined) : Promise.resolve([]);
   walk.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
   // The lexical scores as of now (the best labels picked; any other label's score summed on demand).
   const lexicalCandidates = LEXICAL_CANDIDATES_PER_CANDIDATE * query.candidates;
   const lexical = query.weights.text > 0 ? data.lexicalScores(query.text, lexicalCandidates) : null;
-  const scored: Candidate[] = [];
+  const scored: Array<Candidate<F>> = [];
   const best = new TopScores(query.keep);
   let unitQuery: Float32Array | null = null;
+  let columns: Int32Array | null = null;
   let noise = 0;
   if (semanticOn) {
     unitQuery = unit(query.vector!);
+    columns = nonzeroColumns(unitQuery);
     // Without a promise when known (the store's sample is taken once): see heldText below.
     noise = data.knownNoiseLevel(unitQuery) ?? (await data.noiseLevel(unitQuery));
   }
   const neighbors = await walk;
   const add = (label: number, semantic: number, lexicalScore = lexical === null ? 0 : lexical.get(label)): void => {
-    const chunk = data.chunkAt(label);
-    if (chunk === undefined || !query.acceptFile(chunk.fileId)) return;
+    const slot = table.slotOf(label);
+    const file = slot === -1 ? undefined : query.acceptedFile(slot);
+    if (file === undefined) return;
     const score = fuseScores(semantic, lexicalScore, weights);
-    scored.push({ fileId: chunk.fileId, chunkIndex: chunk.chunkIndex, label, score, semantic, lexical: lexicalScore });
+    scored.push({ fileId: table.fileId(slot), file, chunkIndex: label - table.start(slot), label, score, semantic, lexical: lexicalScore });
     best.add(score);
   };
 
@@ -94,16 +105,20 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   if (lexical !== null) {
     const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
     // Best first, each file looked up only when its label is reached (most are cut).
-    for (const label of lexical.ranked(lexicalCandidates, (label) => accepts(data, query, label))) {
+    const acceptLabel = (label: number): boolean => {
+      const slot = table.slotOf(label);
+      return slot !== -1 && acceptSlot(slot);
+    };
+    for (const label of lexical.ranked(lexicalCandidates, acceptLabel)) {
       if (seen.has(label)) continue;
-      // Read once (LexicalScores.get sums it again from the postings each time).
-      const lexicalScore = lexical.get(label);
+      // The score it was ranked by (LexicalScores.get would sum it again from the postings).
+      const lexicalScore = lexical.rankedScore;
       if (unitQuery === null) {
         add(label, 0, lexicalScore);
         continue;
       }
       if (best.full && fuseScores(ceilingSemantic, lexicalScore, weights) <= best.lowest) break;
-      add(label, calibrateCosine(data.copiedCosine(unitQuery, label) ?? (await data.cosineAt(unitQuery, label)), noise), lexicalScore);
+      add(label, calibrateCosine(data.copiedCosine(unitQuery, label, columns) ?? (await data.cosineAt(unitQuery, label)), noise), lexicalScore);
     }
   }
 
@@ -117,10 +132,10 @@ export async function searchStore(data: StoreData, query: StoreQuery): Promise<S
   if (texts.includes(undefined)) {
     await Promise.all(kept.map(async (hit, index) => (texts[index] ??= await data.chunkText(hit.fileId, hit.chunkIndex))));
   }
-  return kept.map((hit, index) => ({ fileId: hit.fileId, chunkIndex: hit.chunkIndex, score: hit.score, semantic: hit.semantic, lexical: hit.lexical, text: texts[index]! }));
+  return kept.map((hit, index) => ({ fileId: hit.fileId, file: hit.file, chunkIndex: hit.chunkIndex, score: hit.score, semantic: hit.semantic, lexical: hit.lexical, text: texts[index]! }));
 }
 
-interface Candidate extends Omit<ScoredChunk, 'text'> {
+interface Candidate<F> extends Omit<ScoredChunk<F>, 'text'> {
   label: number;
 }
 
@@ -146,11 +161,6 @@ class TopScores {
     this.scores.splice(position, 0, score);
     if (this.scores.length > this.size) this.scores.pop();
   }
-}
-
-function accepts(data: StoreData, query: StoreQuery, label: number): boolean {
-  const chunk = data.chunkAt(label);
-  return chunk !== undefined && query.acceptFile(chunk.fileId);
 }
 
 /** Plain indexed loops: `Float32Array.from` with a map function costs ~80 µs per search here (iterator and a call per component). */

@@ -9,6 +9,9 @@ export function fileKey(file: { vector_store_id: string; id: string }): string {
   return `${file.vector_store_id}/${file.id}`;
 }
 
+/** Versions of the file maps, unique across repositories in the process (a memo stamped with one is never taken for another's). */
+let lastFilesVersion = 0;
+
 /**
  * Vector store metadata (DESIGN §4). The store list is one small document (it grows only
  * when someone creates a store); the collections that grow with use, files and file batches, are
@@ -21,6 +24,12 @@ export class VectorStoreRepository {
   private filesByStore = new Map<string, Map<string, VectorStoreFileRecord>>();
   private summaries = new Map<string, StoreSummary>();
   private sequence = 0;
+  /**
+   * Changes whenever a file record is added to or removed from any store's map (a record's fields
+   * change in place, on the object handed out): a record memo stamped with it (search.ts, via
+   * label-table.ts) holds as long as it is the current one.
+   */
+  filesVersion = ++lastFilesVersion;
 
   private constructor(
     private readonly stores: Collection<VectorStoreRecord>,
@@ -86,6 +95,7 @@ export class VectorStoreRepository {
       this.filesByStore.set(file.vector_store_id, files);
     }
     files.set(file.id, file);
+    this.filesVersion = ++lastFilesVersion;
     this.count(file, 1);
   }
 
@@ -104,6 +114,7 @@ export class VectorStoreRepository {
       this.count(held, -1);
       if (record === undefined) {
         files!.delete(held.id);
+        this.filesVersion = ++lastFilesVersion;
         if (files!.size === 0) this.filesByStore.delete(storeId);
         return;
       }
@@ -205,6 +216,7 @@ export class VectorStoreRepository {
     const files = this.filesByStore.get(record.vector_store_id);
     if (files?.get(record.id) !== record) return;
     files.delete(record.id);
+    this.filesVersion = ++lastFilesVersion;
     this.count(record, -1);
     if (files.size === 0) this.filesByStore.delete(record.vector_store_id);
     await this.files.delete(fileKey(record));
@@ -213,6 +225,7 @@ export class VectorStoreRepository {
   async deleteFilesOf(storeId: string): Promise<void> {
     const files = this.filesByStore.get(storeId);
     this.filesByStore.delete(storeId);
+    this.filesVersion = ++lastFilesVersion;
     this.summaries.delete(storeId);
     if (files === undefined) return;
     await this.files.delete(...[...files.keys()].map((fileId) => fileKey({ vector_store_id: storeId, id: fileId })));

@@ -2,7 +2,8 @@ import type { AppContext } from '../app/context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { CallLog } from '../http/request-call.js';
 import { embedTexts } from './embedder.js';
-import { matchesFilter, parseFilter, type AttributeFilter } from './filters.js';
+import { acceptedFiles } from './accepted-files.js';
+import { parseFilter, type AttributeFilter } from './filters.js';
 import { searchStore, type ScoredChunk } from './hybrid-search.js';
 import { resolveRankingOptions, type RankingOptions } from './ranking-options.js';
 import type { VectorStoreFileRecord, VectorStoreRecord } from './records.js';
@@ -46,10 +47,9 @@ export interface SearchOptions {
   log?: CallLog;
 }
 
-/** A hit and its file record (the hit as searchStore made it: no copy per candidate). */
+/** A hit and its score (the hit as searchStore made it, with its file record: no copy per candidate). */
 interface Candidate {
-  hit: ScoredChunk;
-  file: VectorStoreFileRecord;
+  hit: ScoredChunk<VectorStoreFileRecord>;
   score: number;
 }
 
@@ -93,12 +93,8 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
         vectorsByModel.set(store.embedding_model, vector);
       }
     }
-    // By key, not a map of the whole store per search: a search costs the same at 100,000 files.
-    const fileOf = (fileId: string): VectorStoreFileRecord | undefined => service.repository.file(store.id, fileId);
-    const acceptFile = (fileId: string) => {
-      const file = fileOf(fileId);
-      return file !== undefined && file.status === 'completed' && (filter === undefined || matchesFilter(filter, file.attributes));
-    };
+    // By slot of the store's label table, each file's record resolved once (accepted-files.ts): a search costs the same at 100,000 files.
+    const acceptedFile = acceptedFiles(service.repository, store.id, data.fileTable, filter);
     const keep = rerank ? RERANK_CANDIDATES : maxResults;
     const hits = await searchStore(data, {
       text: searchQuery,
@@ -106,10 +102,10 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
       weights: ranking.weights,
       candidates: Math.max(MIN_CANDIDATES, keep),
       keep,
-      acceptFile,
+      acceptedFile,
       filtered: filter !== undefined,
     });
-    for (const hit of hits) candidates.push({ hit, file: fileOf(hit.fileId)!, score: hit.score });
+    for (const hit of hits) candidates.push({ hit, score: hit.score });
   }
   candidates.sort((left, right) => right.score - left.score);
 
@@ -130,11 +126,11 @@ export async function searchVectorStores(app: AppContext, accountId: string, req
     if (results.length === maxResults) break;
     if (candidate.score < threshold) continue;
     results.push({
-      file_id: candidate.file.id,
-      filename: candidate.file.filename,
+      file_id: candidate.hit.file.id,
+      filename: candidate.hit.file.filename,
       score: candidate.score,
       content: [{ type: 'text', text: candidate.hit.text }],
-      attributes: { ...candidate.file.attributes },
+      attributes: { ...candidate.hit.file.attributes },
     });
   }
   return { searchQuery, results };

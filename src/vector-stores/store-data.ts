@@ -7,6 +7,7 @@ import { writeNewFilesSynced, type NewFile } from '../store/disk-thread.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
 import type { LexicalScores } from './bm25-index.js';
+import { LabelTable } from './label-table.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
@@ -162,6 +163,8 @@ export class StoreData {
   private sample: Float32Array | null = null;
   /** Committed files by start label, for label → file lookups. */
   private ranges: Array<{ start: number; count: number; fileId: string }> = [];
+  /** The same ranges as typed arrays, for the label → file lookups of searches (label-table.ts); kept with `ranges`. */
+  readonly fileTable: LabelTable;
   private chunkCount = 0;
   /** Points added or deleted since the last index snapshot. */
   private unsaved = 0;
@@ -188,6 +191,7 @@ export class StoreData {
     this.texts = new ChunkTexts(textBudget);
     this.ranges = [...manifest.values()].map((entry) => ({ fileId: entry.id, start: entry.start, count: entry.count })).sort((left, right) => left.start - right.start);
     this.chunkCount = this.ranges.reduce((sum, range) => sum + range.count, 0);
+    this.fileTable = new LabelTable(this.ranges);
   }
 
   /** Opens (or creates) a store folder and makes index and manifest agree. */
@@ -421,16 +425,8 @@ export class StoreData {
   }
 
   private fileAt(label: number): { fileId: string; start: number } | undefined {
-    let low = 0;
-    let high = this.ranges.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >> 1;
-      const range = this.ranges[middle]!;
-      if (label < range.start) high = middle - 1;
-      else if (label >= range.start + range.count) low = middle + 1;
-      else return { fileId: range.fileId, start: range.start };
-    }
-    return undefined;
+    const slot = this.fileTable.slotOf(label);
+    return slot === -1 ? undefined : { fileId: this.fileTable.fileId(slot), start: this.fileTable.start(slot) };
   }
 
   private exclusive<T>(run: () => Promise<T>): Promise<T> {
@@ -492,6 +488,7 @@ export class StoreData {
         this.lexical.addFile(start, chunks.map((chunk) => chunk.text));
         // Labels only grow: the new range goes last.
         this.ranges.push({ fileId, start, count: vectors.length });
+        this.fileTable.append(start, vectors.length, fileId);
         this.sample = null;
         this.chunkCount += vectors.length;
         // The texts are in hand: held without a read (when they fit in the budget).
@@ -531,6 +528,7 @@ export class StoreData {
     await this.manifest.delete(fileId);
     const position = this.rangeIndex(entry.start);
     if (position !== -1) this.ranges.splice(position, 1);
+    this.fileTable.removeAt(position);
     this.sample = null;
     this.chunkCount -= entry.count;
     this.texts.drop(fileId);
@@ -690,7 +688,8 @@ export class StoreData {
    * leaves the hits' text empty (a caller that keeps only some of them reads those itself).
    */
   async search(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean, options: { text?: boolean } = {}): Promise<ChunkHit[]> {
-    const neighbors = await this.nearest(query, k, acceptFile);
+    const table = this.fileTable;
+    const neighbors = await this.nearest(query, k, acceptFile === undefined ? undefined : (slot) => acceptFile(table.fileId(slot)));
     const hits: ChunkHit[] = [];
     for (const neighbor of neighbors) {
       const file = this.fileAt(neighbor.label);
@@ -702,8 +701,8 @@ export class StoreData {
     return hits;
   }
 
-  /** The labels of the best chunks for a query vector, with their cosine (see search). */
-  async nearest(query: readonly number[], k: number, acceptFile?: (fileId: string) => boolean): Promise<Neighbor[]> {
+  /** The labels of the best chunks for a query vector, with their cosine (see search); `acceptSlot` takes slots of `fileTable`. */
+  async nearest(query: readonly number[], k: number, acceptSlot?: (slot: number) => boolean): Promise<Neighbor[]> {
     const dimensions = this.manifest.meta.dimensions;
     if (this.index === null || dimensions === null || k <= 0) return [];
     if (query.length !== dimensions) {
@@ -717,8 +716,12 @@ export class StoreData {
         await this.recoverIndex();
         return this.index.search(query, k, acceptRanges);
       });
-    if (acceptFile === undefined) return walk();
-    const accepted = this.ranges.filter((range) => range.count > 0 && acceptFile(range.fileId));
+    if (acceptSlot === undefined) return walk();
+    const table = this.fileTable;
+    const accepted: Array<{ start: number; count: number; fileId: string }> = [];
+    for (let slot = 0; slot < table.length; slot += 1) {
+      if (table.count(slot) > 0 && acceptSlot(slot)) accepted.push({ start: table.start(slot), count: table.count(slot), fileId: table.fileId(slot) });
+    }
     const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
     if (acceptedChunks === 0) return [];
     if (acceptedChunks <= EXACT_SEARCH_LIMIT) return this.exactSearch(query, k, accepted);
@@ -738,8 +741,8 @@ export class StoreData {
 
   /** The chunk a label stands for (undefined once its file is removed). */
   chunkAt(label: number): { fileId: string; chunkIndex: number } | undefined {
-    const file = this.fileAt(label);
-    return file === undefined ? undefined : { fileId: file.fileId, chunkIndex: label - file.start };
+    const slot = this.fileTable.slotOf(label);
+    return slot === -1 ? undefined : { fileId: this.fileTable.fileId(slot), chunkIndex: label - this.fileTable.start(slot) };
   }
 
   labelOf(fileId: string, chunkIndex: number): number | undefined {
@@ -757,11 +760,11 @@ export class StoreData {
 
   /**
    * cosineAt without a promise when the vector copy holds the label (undefined when it does not:
-   * cosineAt reads it). A search asks this for each of its lexical candidates: a promise and a
+   * cosineAt reads it); `columns`: the query's nonzero columns (vector-copy.ts nonzeroColumns). A search asks this for each of its lexical candidates: a promise and a
    * turn of the microtask queue each cost more than the dot product.
    */
-  copiedCosine(unitQuery: Float32Array, label: number): number | undefined {
-    return this.copy === null ? 0 : this.copy.cosine(unitQuery, label);
+  copiedCosine(unitQuery: Float32Array, label: number, columns?: Int32Array | null): number | undefined {
+    return this.copy === null ? 0 : this.copy.cosine(unitQuery, label, columns);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDecimal } from '../../../src/billing/money.js';
+import { Decimal, formatDecimal } from '../../../src/billing/money.js';
 import { NO_CONSUMPTION, costEur, type Consumption } from '../../../src/billing/price.js';
 import type { Pricing } from '../../../src/config/schema.js';
 
@@ -102,5 +102,30 @@ describe('costEur', () => {
     let total = costEur(NO_CONSUMPTION, pricing);
     for (let index = 0; index < 1000; index += 1) total = total.plus(costEur(usage({ inputTokens: 1, outputTokens: 1 }), pricing));
     expect(total.toFixed()).toBe('0.0003');
+  });
+});
+
+describe('costEur and formatDecimal against plain decimal arithmetic', () => {
+  // The hot path multiplies by 10^-6 and skips rounding amounts with 12 places or fewer (issue 18
+  // item 3); the answers must be the digits of the textbook computation: sum, divide, round.
+  it('give the same digits over seeded consumptions and rates', () => {
+    let state = 7;
+    const random = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+    const rates = [0, 0.14, 0.55, 1e-9, 123.456789, 3, 0.000001, 15, 75, 0.1234567891234, 2.5e-7];
+    for (let round = 0; round < 2000; round += 1) {
+      const inputTokens = Math.floor(random() ** 3 * 2_000_000);
+      const outputTokens = Math.floor(random() ** 3 * 1_000_000);
+      const input = rates[Math.floor(random() * rates.length)]!;
+      const output = rates[Math.floor(random() * rates.length)]!;
+      const textbook = new Decimal(String(input)).mul(inputTokens).plus(new Decimal(String(output)).mul(outputTokens)).div(1_000_000);
+      const cost = costEur(usage({ inputTokens, outputTokens }), { input_cost_per_million_eur: input, output_cost_per_million_eur: output });
+      expect(cost.toFixed()).toBe(textbook.toFixed());
+      const rounded = (value: Decimal) => (value.isZero() ? '0' : value.toDecimalPlaces(12, Decimal.ROUND_HALF_EVEN).toFixed());
+      expect(formatDecimal(cost)).toBe(rounded(textbook));
+      expect(formatDecimal(cost.mul('0.3333'))).toBe(rounded(textbook.mul('0.3333')));
+    }
   });
 });

@@ -35,7 +35,7 @@ describe('the lexical side proposes twice the candidates of the walk', () => {
       await data.commitFile('file-a', texts.map((text) => ({ text, tokens: 5 })), vectors(close));
       // A walk that found nothing: what the lexical side proposes is all there is.
       data.nearest = async () => [];
-      const hits = await searchStore(data, { text: 'apple', vector: [1, 0, 0, 0], weights: DEFAULT_WEIGHTS, candidates: 30, keep: 10, acceptFile: () => true, filtered: false });
+      const hits = await searchStore(data, { text: 'apple', vector: [1, 0, 0, 0], weights: DEFAULT_WEIGHTS, candidates: 30, keep: 10, acceptedFile: () => true, filtered: false });
       return hits.map((hit) => `${hit.chunkIndex}`);
     } finally {
       await data.close();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VectorCopy } from '../../../src/vector-stores/vector-copy.js';
+import { nonzeroColumns, VectorCopy } from '../../../src/vector-stores/vector-copy.js';
 
 function unit(vector: readonly number[]): Float32Array {
   const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0)) || 1;
@@ -50,5 +50,32 @@ describe('VectorCopy', () => {
     expect(copy.addTo(sum, 0, 0.5)).toBe(false);
     expect(sum[0]).toBeCloseTo(0, 6);
     expect(sum[1]).toBeCloseTo(0.5, 4);
+  });
+});
+
+describe('cosines of a sparse query (local-embed: a few dozen nonzero columns of 384)', () => {
+  it('summed over the nonzero columns only, give the same bits as over every column', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: 64, maxLength: 64 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 63 }), fc.float({ min: -1, max: 1, noNaN: true })), { maxLength: 20 }),
+        (rows, entries) => {
+          const copy = new VectorCopy(64);
+          rows.forEach((row, label) => copy.set(label, row));
+          const query = new Float32Array(64);
+          for (const [column, value] of entries) query[column] = value;
+          const unitQuery = unit([...query]);
+          const columns = nonzeroColumns(unitQuery);
+          if (columns === null) return;
+          expect([...columns]).toEqual([...unitQuery.keys()].filter((column) => unitQuery[column] !== 0));
+          rows.forEach((_, label) => expect(Object.is(copy.cosine(unitQuery, label, columns), copy.cosine(unitQuery, label))).toBe(true));
+        },
+      ),
+    );
+  });
+
+  it('a dense query keeps the plain loop', () => {
+    expect(nonzeroColumns(Float32Array.from({ length: 8 }, (_, index) => index + 1))).toBeNull();
+    expect([...nonzeroColumns(Float32Array.from([0, 0.5, 0, 0, 0, 0, -0.5, 0]))!]).toEqual([1, 6]);
   });
 });
