@@ -44,7 +44,8 @@ export async function handleCreateFile(call: RequestCall): Promise<void> {
     }
     if (purpose !== 'assistants') requireScope(call.principal.scopes, ANY_INFERENCE_SCOPE);
     if (upload.file === undefined) throw new GatewayError('VALIDATION_4002', 'Missing required field "file" (the file, as a multipart file part).', { field: 'file' });
-    record = await files.adoptSealed(call.account.id, prepared.id, { filename: upload.file.filename, purpose, bytes: upload.file.size }, upload.file.path);
+    const sealedPath = upload.file.path;
+    record = await files.adoptSealed(call.account.id, prepared.id, { filename: upload.file.filename, purpose, bytes: upload.file.size }, sealedPath, () => upload.moved(sealedPath));
   } finally {
     await upload.cleanup();
   }

@@ -3,6 +3,7 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { readWholeFile } from '../store/disk-thread.js';
 
 /**
  * Where a file's sealed bytes live (FileStore keeps records and sealing; this keeps bytes). Two
@@ -16,6 +17,8 @@ export interface FileBytes {
   adopt(id: string, sealedPath: string): Promise<void>;
   /** The sealed bytes, streamed. */
   openSealed(id: string): Readable;
+  /** The sealed bytes whole, for a small file (optional: without it readers stream). */
+  readSealed?(id: string): Promise<Buffer>;
   remove(id: string): Promise<void>;
   /** Removes bytes no record names (a crash between the bytes and the record). */
   removeOrphans(known: (id: string) => boolean): Promise<void>;
@@ -47,6 +50,11 @@ export class DataDirFileBytes implements FileBytes {
 
   openSealed(id: string): Readable {
     return createReadStream(this.blobPath(id));
+  }
+
+  /** On the disk thread: one message, where a read stream costs four thread-pool round trips (issue 16). */
+  readSealed(id: string): Promise<Buffer> {
+    return readWholeFile(this.blobPath(id));
   }
 
   remove(id: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,17 @@ describe('official openai SDK: files', () => {
     const blob = await storedFileBytes(gw, created.id);
     expect(blob.includes(Buffer.from('secret words'))).toBe(false);
     expect(blob.length).toBeGreaterThan(Buffer.byteLength(jsonl));
+    expect(await readdir(path.join(gw.dataDir, 'tmp'))).toEqual([]);
+  });
+
+  it('uploads work again after the tmp folder was removed under the running server (the folder is made again)', async () => {
+    const client = gw.openai();
+    await client.files.create({ file: await toFile(Buffer.from(jsonl), 'first.jsonl'), purpose: 'batch' });
+    await rm(path.join(gw.dataDir, 'tmp'), { recursive: true, force: true });
+    // The first upload after the removal may fail (the folder is known to exist until a write says otherwise).
+    await client.files.create({ file: await toFile(Buffer.from(jsonl), 'lost.jsonl'), purpose: 'batch' }).catch(() => undefined);
+    const created = await client.files.create({ file: await toFile(Buffer.from(jsonl), 'again.jsonl'), purpose: 'batch' });
+    expect(await (await client.files.content(created.id)).text()).toBe(jsonl);
     expect(await readdir(path.join(gw.dataDir, 'tmp'))).toEqual([]);
   });
 

@@ -26,6 +26,11 @@ export interface Upload {
   /** Text fields; a repeated name (e.g. `timestamp_granularities[]`) keeps every value. */
   fields: Map<string, string[]>;
   file: UploadedFile | undefined;
+  /**
+   * The caller moved the temp file away (renamed into the store): cleanup() then only waits for
+   * its stream to let go, without an rm that would look for it (one fs call less per upload).
+   */
+  moved(tempPath: string): void;
   cleanup(): Promise<void>;
 }
 
@@ -51,15 +56,18 @@ export interface UploadLimits {
 export async function receiveUpload(call: RequestCall, limits: UploadLimits): Promise<Upload> {
   const { request } = call;
   const tmpDir = path.join(call.app.store.dataDir, 'tmp');
-  await ensureDataDir(call.app.store.dataDir, 'tmp');
+  await tmpDirReady(call.app.store);
   // Each temp file with its stream's 'close': remove only once the stream let go of it (an open
   // still in flight would otherwise create the file again after the rm).
-  const temps: Array<{ path: string; out: WriteStream; closed: Promise<void> }> = [];
+  const temps: Array<{ path: string; out: WriteStream; closed: Promise<void>; moved: boolean }> = [];
+  const moved = (tempPath: string) => {
+    for (const temp of temps) if (temp.path === tempPath) temp.moved = true;
+  };
   const cleanup = async () => {
     await Promise.all(temps.map(async (temp) => {
       temp.out.destroy();
       await temp.closed;
-      await rm(temp.path, { force: true });
+      if (!temp.moved) await rm(temp.path, { force: true });
     }));
   };
 
@@ -107,12 +115,16 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
       const uploaded: UploadedFile = { path: tempPath, filename: info.filename || (limits.defaultFilename ?? 'audio'), mimeType: info.mimeType, size: 0, head: Buffer.alloc(0) };
       file = uploaded;
       const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
-      temps.push({ path: tempPath, out, closed: new Promise<void>((resolveClose) => out.once('close', () => resolveClose())) });
+      temps.push({ path: tempPath, out, moved: false, closed: new Promise<void>((resolveClose) => out.once('close', () => resolveClose())) });
       pendingWrite = new Promise<void>((resolveWrite, rejectWrite) => {
         out.once('finish', resolveWrite);
         out.once('error', rejectWrite);
       });
       pendingWrite.catch(fail);
+      // The folder was removed under the running server: this upload fails, the next creates it again.
+      out.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') tmpDirs.delete(call.app.store);
+      });
       stream.on('data', (chunk: Buffer) => {
         uploaded.size += chunk.length;
         if (uploaded.head.length < limits.headBytes) uploaded.head = Buffer.concat([uploaded.head, chunk.subarray(0, limits.headBytes - uploaded.head.length)]);
@@ -156,5 +168,21 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
     await cleanup();
     throw error;
   }
-  return { fields, file, cleanup };
+  return { fields, file, moved, cleanup };
+}
+
+/**
+ * `<dataDir>/tmp` is created once per store (the gateway removes it at start, then it stays), not
+ * with two mkdir calls per upload: each fs call is a round trip through the thread pool, and the
+ * upload path is paid per file at ingestion rates (issue 16). A failed mkdir is retried next time.
+ */
+const tmpDirs = new WeakMap<object, Promise<void>>();
+function tmpDirReady(store: { dataDir: string }): Promise<void> {
+  let ready = tmpDirs.get(store);
+  if (ready === undefined) {
+    ready = ensureDataDir(store.dataDir, 'tmp');
+    tmpDirs.set(store, ready);
+    ready.catch(() => tmpDirs.delete(store));
+  }
+  return ready;
 }
