@@ -104,7 +104,15 @@ export async function prepareChat(scope: InferenceScope, env: ChatSurfaceEnv, ra
   checkChatCapabilities(target.resolved.id, target.resolved.model, request);
   // Spec: image URLs are fetched and re-encoded server side (SSRF rules in net/safe-fetch), after
   // the vision check so a model without vision is refused before anything is fetched.
-  request = await inlineImageUrls(request, { allowPrivate: server.allow_private_urls, maxBytes: server.image_fetch_max_bytes, timeoutMs: server.image_fetch_timeout_ms, signal: scope.signal });
+  request = await inlineImageUrls(request, {
+    allowPrivate: server.allow_private_urls,
+    maxBytes: server.image_fetch_max_bytes,
+    timeoutMs: server.image_fetch_timeout_ms,
+    // Read only when the request has image URLs to fetch: no AbortSignal is made otherwise.
+    get signal() {
+      return scope.signal;
+    },
+  });
   return { ...prepared, plan: { target, request, outputGuard: shaped.outputGuard } };
 }
 

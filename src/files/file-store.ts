@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline as pipelineCallback } from 'node:stream';
-import { createSealStream, createUnsealStream } from '../crypto/sealed-stream.js';
+import { createSealStream, createUnsealStream, unsealWhole } from '../crypto/sealed-stream.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Collection } from '../store/collection.js';
 import { ensureDataDir } from '../store/db.js';
@@ -15,6 +15,8 @@ import { isUploadPurpose, type FilePurpose, type FileRecord, type UploadPurpose 
 /** Largest file accepted (the hosted APIs' per-file limit); batch inputs have their own 105 MB check. */
 export const MAX_FILE_BYTES = 512 * 1024 * 1024;
 export const FILE_ID_PREFIX = 'file-';
+/** Files up to this size are read whole by readAll (it returns them whole anyway); larger ones stream. */
+const WHOLE_READ_BYTES = 1024 * 1024;
 
 export interface NewFile {
   filename: string;
@@ -107,9 +109,20 @@ export class FileStore {
     return { id, sealer: () => createSealStream(this.key, { aad: id }) };
   }
 
-  /** Moves a sealed temp file (from prepare()'s sealer) into the store and records it. */
-  async adoptSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealedPath: string): Promise<FileRecord> {
+  /**
+   * Moves a sealed temp file (from prepare()'s sealer) into the store and records it. `onMoved`
+   * runs once the temp path is gone (renamed, or copied and removed), before the record is written.
+   */
+  async adoptSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealedPath: string, onMoved?: () => void): Promise<FileRecord> {
     await this.blobs.adopt(id, sealedPath);
+    onMoved?.();
+    return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
+  }
+
+  /** Stores a small file sealed in memory (from prepare()'s sealer) and records it. */
+  async storeSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealed: Buffer): Promise<FileRecord> {
+    if (this.blobs.writeSealed !== undefined) await this.blobs.writeSealed(id, sealed);
+    else await this.blobs.write(id, Readable.from([sealed]));
     return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
   }
 
@@ -176,6 +189,8 @@ export class FileStore {
   }
 
   async readAll(record: FileRecord): Promise<Buffer> {
+    // A small file (ingestion's usual one) read whole and opened at once: no streams.
+    if (record.bytes <= WHOLE_READ_BYTES && this.blobs.readSealed !== undefined) return unsealWhole(this.key, await this.blobs.readSealed(record.id), { aad: record.id });
     const parts: Buffer[] = [];
     for await (const part of this.openRead(record)) parts.push(part as Buffer);
     return Buffer.concat(parts);

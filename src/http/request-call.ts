@@ -4,6 +4,7 @@ import type { Principal } from '../auth/authenticate.js';
 import type { PlanConfig } from '../config/schema.js';
 import type { AccountRecord } from '../store/accounts.js';
 import type { CallTiming, InferenceLog, InferenceScope } from '../inference/scope.js';
+import type { CallerAbort } from '../util/caller-abort.js';
 
 export type { CallTiming } from '../inference/scope.js';
 
@@ -23,8 +24,10 @@ export interface RequestCall {
   planName: string;
   plan: PlanConfig;
   body: unknown;
-  /** Aborted when the client goes away: handed down to the upstream call. */
+  /** Aborted when the client goes away: handed down to the upstream call (made on first read: see `abort`). */
   signal: AbortSignal;
+  /** The same abort, cheap to watch: what the inference pipeline hands down (util/caller-abort.ts). */
+  abort: CallerAbort;
   /** Headers every response of this call carries (request id, rate limits). */
   headers: Record<string, string>;
   log: CallLog;
@@ -56,7 +59,10 @@ export function inferenceScope(call: RequestCall): InferenceScope {
     planName: call.planName,
     plan: call.plan,
     requestId: call.requestId,
-    signal: call.signal,
+    get signal() {
+      return call.signal;
+    },
+    abort: call.abort,
     log: call.log,
     timing: call.timing,
   };

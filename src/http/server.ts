@@ -14,11 +14,12 @@ import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
 import { requestLogEntry } from '../inference/log.js';
+import { CallerAbort } from '../util/caller-abort.js';
 
 /** What the one 'close' listener of an exchange runs besides the in-flight count (set as the request goes). */
 interface Exchange {
   /** Aborted when the client goes away before the answer is finished. */
-  abort: AbortController | undefined;
+  abort: CallerAbort | undefined;
   /** Writes the request-log line once the answer is over. */
   finish: (() => void) | undefined;
 }
@@ -145,9 +146,29 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       // Spec "Authentication" §7: vector stores also need the key's vault access flag.
       if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
       const body = route.body === 'json' ? await readJsonBody(request, app.config.server.max_body_bytes) : undefined;
-      const abort = new AbortController();
+      // The client-gone abort: an AbortSignal is made only for an endpoint that reads `signal`.
+      const abort = new CallerAbort();
       exchange.abort = abort;
-      call = { app, request, response, requestId, params: match.params, query: url.searchParams, principal, account, planName, plan, body, signal: abort.signal, headers, log, timing };
+      call = {
+        app,
+        request,
+        response,
+        requestId,
+        params: match.params,
+        query: url.searchParams,
+        principal,
+        account,
+        planName,
+        plan,
+        body,
+        get signal() {
+          return abort.signal;
+        },
+        abort,
+        headers,
+        log,
+        timing,
+      };
       await route.handler(call);
     } catch (error) {
       writeError(response, error, dialect, headers, request, log, timing);

@@ -26,11 +26,20 @@ export interface CallExtras extends ModelHints {
 export function callWithFallback<T>(scope: InferenceScope, candidates: readonly CandidateRoute[], extras: CallExtras, attempt: (route: RouteCall) => Promise<T>): Promise<Attempted<T>> {
   return tryRoutes(
     candidates,
-    scope.signal,
+    scope.abort ?? scope.signal,
     (candidate) =>
       timeUpstream(scope.timing, () => {
         const adapter = scope.deps.providers.get(candidate.providerId);
-        const context: CallContext = { signal: scope.signal, upstreamModel: candidate.route.upstream_model, requestId: scope.requestId, ...extras };
+        // `signal` is read lazily: a live request's AbortSignal is made only if an adapter asks for it.
+        const context: CallContext = {
+          get signal() {
+            return scope.signal;
+          },
+          abort: scope.abort,
+          upstreamModel: candidate.route.upstream_model,
+          requestId: scope.requestId,
+          ...extras,
+        };
         return attempt({ candidate, adapter, context });
       }),
     { health: scope.deps.routeHealth },

@@ -146,7 +146,7 @@ export async function openChat<E>(scope: InferenceScope, plan: ChatPlan, request
         native: true,
         stream,
         async drive(sink, tap) {
-          const driven = await driveStream(scope.signal, stream, sink, { tap });
+          const driven = await driveStream(scope.abort ?? scope.signal, stream, sink, { tap });
           return { failure: driven.failure === undefined || driven.aborted ? undefined : committedFailure(scope, driven.failure), aborted: driven.aborted };
         },
       };
@@ -159,7 +159,7 @@ export async function openChat<E>(scope: InferenceScope, plan: ChatPlan, request
     async drive(sink, options = {}) {
       const tap = new HubUsageTap();
       const transforms = plan.outputGuard === undefined || served.direct !== undefined ? [] : [new RailguardTransform(plan.outputGuard, options.choices ?? 1)];
-      const driven = await driveStream(scope.signal, served.stream, sink, { tap, transforms });
+      const driven = await driveStream(scope.abort ?? scope.signal, served.stream, sink, { tap, transforms });
       const usage = tap.usage(options.promptTokens ?? (() => countChatPromptTokens(plan.request.messages)));
       const failure = driven.failure === undefined || driven.aborted ? undefined : committedFailure(scope, driven.failure);
       return { usage, failure, aborted: driven.aborted };

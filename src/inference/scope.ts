@@ -5,6 +5,7 @@ import type { Config } from '../config/load.js';
 import type { PlanConfig } from '../config/schema.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { RouteHealth } from '../routing/health.js';
+import type { CallerAbort } from '../util/caller-abort.js';
 import type { AccountRecord } from '../store/accounts.js';
 import type { RequestLogEntry } from '../store/request-log.js';
 import type { Clock } from '../util/clock.js';
@@ -50,6 +51,11 @@ export interface InferenceScope {
   requestId: string;
   /** Aborted when the caller goes away: handed down to every upstream call. */
   signal: AbortSignal;
+  /**
+   * The same abort, cheap to watch, when the caller has one (a live request: `signal` is then
+   * made only when read). Stages that only watch or hand it down take `abort ?? signal`.
+   */
+  abort?: CallerAbort;
   log: InferenceLog;
   timing: CallTiming;
 }

@@ -33,7 +33,7 @@ export interface DriveResult {
  * still run per item. It never throws: a failure is returned for the caller to meter and report
  * on its own wire.
  */
-export async function driveStream<T>(signal: AbortSignal, stream: StreamSource<T>, sink: StreamSink<T>, options: DriveOptions<T> = {}): Promise<DriveResult> {
+export async function driveStream<T>(signal: { readonly aborted: boolean }, stream: StreamSource<T>, sink: StreamSink<T>, options: DriveOptions<T> = {}): Promise<DriveResult> {
   const { tap, transforms = [] } = options;
   let items = 0;
   const nextBatch = async (): Promise<IteratorResult<readonly T[]>> => {

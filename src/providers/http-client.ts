@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { openAsBlob } from 'node:fs';
 import { FormData, Pool } from 'undici';
+import { CallerAbort, onAbort, type AbortWatch } from '../util/caller-abort.js';
 
 /**
  * The one place igw talks HTTP to providers (ARCHITECTURE principle 7: undici is imported only
@@ -12,8 +12,8 @@ export interface UpstreamRequestOptions {
   headers?: Record<string, string>;
   /** Connect + response headers (+ the whole body for postJson; + each gap between chunks for postStream). */
   timeoutMs: number;
-  /** The caller's signal: aborting it cancels the request and rejects with `signal.reason`. */
-  signal?: AbortSignal;
+  /** The caller's abort: aborting it cancels the request and rejects with its `reason`. */
+  signal?: AbortWatch;
   /** postJson only: false leaves `json` undefined, for a caller that reads `text` its own way. */
   parseJson?: boolean;
 }
@@ -176,7 +176,7 @@ export class UpstreamHttpClient {
     await Promise.all(pools.map((pool) => pool.close()));
   }
 
-  private async dispatch(url: string, body: unknown, accept: string, options: UpstreamRequestOptions, signal: EventEmitter, bodyTimeout: number) {
+  private async dispatch(url: string, body: unknown, accept: string, options: UpstreamRequestOptions, signal: CallerAbort, bodyTimeout: number) {
     if (this.closed) throw new Error('UpstreamHttpClient is closed');
     const target = this.parsedUrl(url);
     const pool = this.poolFor(target.origin);
@@ -218,31 +218,18 @@ export class UpstreamHttpClient {
 }
 
 /**
- * The one abort source undici sees for a call: a plain EventEmitter with `aborted`/`reason`,
- * which undici accepts as `signal` (api-request.js, core/util.js addAbortListener). An
- * AbortController per upstream call was the costliest allocation on the request path
- * (createAbortSignal, issue 18 item 3 profile); this is a few fields.
- */
-class CallAbort extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
-}
-
-/**
  * Joins the caller's signal with our timers into the one signal undici sees, so either cancels
  * the socket. The abort reason tells the two apart afterwards.
  */
 class RequestDeadline {
-  private readonly controller = new CallAbort();
-  private readonly callerSignal: AbortSignal | undefined;
-  private readonly onCallerAbort = () => this.controller.abort(this.callerSignal?.reason);
+  /**
+   * The one abort source undici sees for a call: an emitter with `aborted`/`reason`, which undici
+   * accepts as `signal` (api-request.js, core/util.js addAbortListener). An AbortController per
+   * upstream call was the costliest allocation on the request path (issue 18 item 3 profile).
+   */
+  private readonly controller = new CallerAbort();
+  private readonly callerSignal: AbortWatch | undefined;
+  private stopWatching: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: UpstreamRequestOptions) {
@@ -250,12 +237,12 @@ class RequestDeadline {
     if (this.callerSignal?.aborted) {
       this.controller.abort(this.callerSignal.reason);
     } else {
-      this.callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+      if (this.callerSignal !== undefined) this.stopWatching = onAbort(this.callerSignal, () => this.controller.abort(this.callerSignal?.reason));
       this.timer = setTimeout(() => this.controller.abort(new UpstreamTimeoutError(options.timeoutMs, 'response')), options.timeoutMs);
     }
   }
 
-  get signal(): EventEmitter {
+  get signal(): CallerAbort {
     return this.controller;
   }
 
@@ -291,7 +278,7 @@ class RequestDeadline {
 
   dispose(): void {
     this.stopResponseTimer();
-    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+    this.stopWatching?.();
   }
 }
 

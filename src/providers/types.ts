@@ -1,9 +1,15 @@
 import type { ChatChunk, ChatRequest, ChatResponse, ChatUsage } from '../translate/chat/types.js';
+import type { CallerAbort } from '../util/caller-abort.js';
 
 /** Per-call information an adapter needs besides the request itself. */
 export interface CallContext {
   /** Aborted when the client disconnects or the gateway gives up; adapters must pass it down. */
   signal: AbortSignal;
+  /**
+   * The same abort without an AbortSignal made for it, when the caller has one (a live request):
+   * an adapter that hands its abort to the upstream HTTP client passes this (see util/caller-abort.ts).
+   */
+  abort?: CallerAbort;
   /** The provider's own model id for this route (route.upstream_model). */
   upstreamModel: string;
   requestId: string;

@@ -3,6 +3,7 @@ import { classifyUpstreamStatus } from '../errors/classify-upstream.js';
 import type { UpstreamHttpClient } from './http-client.js';
 import { decodeSseBatches } from './sse-decode.js';
 import { flattenBatches } from '../util/flatten-batches.js';
+import type { AbortWatch } from '../util/caller-abort.js';
 
 /** How one provider kind reads its own error shapes inside a stream. */
 export interface StreamDialect {
@@ -34,7 +35,7 @@ export async function* upstreamEventBatches(
   httpClient: UpstreamHttpClient,
   url: string,
   body: unknown,
-  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
+  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortWatch },
   dialect: StreamDialect,
 ): AsyncGenerator<UpstreamEvent[], { sawDone: boolean }> {
   let response;
@@ -97,7 +98,7 @@ export async function* upstreamEvents(
   httpClient: UpstreamHttpClient,
   url: string,
   body: unknown,
-  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortSignal },
+  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortWatch },
   dialect: StreamDialect,
 ): AsyncGenerator<UpstreamEvent, { sawDone: boolean }> {
   return yield* flattenBatches(upstreamEventBatches(httpClient, url, body, options, dialect), { sawDone: false });

@@ -2,6 +2,7 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_BACKOFF, backoffDelayMs, type BackoffPolicy } from '../util/backoff.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { abortableSleep, type Sleep } from '../util/sleep.js';
+import { signalOf, type AbortWatch } from '../util/caller-abort.js';
 import { routeKey, type RouteHealth } from './health.js';
 import { parseRetryAfterMs, retryAfterHeader } from './retry-after.js';
 import type { CandidateRoute } from './select.js';
@@ -45,7 +46,7 @@ interface Failure {
  */
 export async function tryRoutes<T>(
   candidates: readonly CandidateRoute[],
-  signal: AbortSignal,
+  signal: AbortWatch,
   attempt: (candidate: CandidateRoute) => Promise<T>,
   options: TryRoutesOptions = {},
 ): Promise<Attempted<T>> {
@@ -91,7 +92,7 @@ export async function tryRoutes<T>(
       const waitMs = waitBeforeNextAttempt(failures.length - 1, retryAfterMs, backoff);
       if (waitMs > 0) {
         try {
-          await sleep(waitMs, signal);
+          await sleep(waitMs, signalOf(signal));
         } catch (sleepError) {
           if (!signal.aborted) throw sleepError;
         }

@@ -1,5 +1,6 @@
 import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
+import { appendSynced } from './disk-thread.js';
 
 interface Waiter {
   resolve: () => void;
@@ -63,8 +64,10 @@ export class JournalFile {
     this.waiters = [];
     try {
       this.handle ??= await open(this.filePath, 'a', 0o600);
-      await this.handle.write(lines.join(''));
-      await this.handle.datasync();
+      // Write and fdatasync in one message to the disk thread, batched with whatever
+      // other journals and segment files are waiting for the disk (issue 16); the handle is
+      // closed only between flushes (replaceWithTail, close run on the same chain).
+      await appendSynced(this.handle.fd, Buffer.from(lines.join(''), 'utf8'));
       this.tail?.push(...lines);
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
 import { rm } from 'node:fs/promises';
 import type { Transform } from 'node:stream';
 import path from 'node:path';
@@ -13,8 +14,10 @@ import { ensureDataDir } from '../../store/db.js';
 const FIELD_MAX_BYTES = 64 * 1024;
 
 export interface UploadedFile {
-  /** Temp file under `<dataDir>/tmp/` (mode 0600); removed by Upload.cleanup(). */
+  /** Temp file under `<dataDir>/tmp/` (mode 0600); removed by Upload.cleanup(). Empty when `held`. */
   path: string;
+  /** The file's bytes (sealed when `encrypt` is set), when kept in memory (UploadLimits.holdUpToBytes). */
+  held?: Buffer;
   filename: string;
   mimeType: string;
   size: number;
@@ -26,6 +29,11 @@ export interface Upload {
   /** Text fields; a repeated name (e.g. `timestamp_granularities[]`) keeps every value. */
   fields: Map<string, string[]>;
   file: UploadedFile | undefined;
+  /**
+   * The caller moved the temp file away (renamed into the store): cleanup() then only waits for
+   * its stream to let go, without an rm that would look for it (one fs call less per upload).
+   */
+  moved(tempPath: string): void;
   cleanup(): Promise<void>;
 }
 
@@ -41,6 +49,11 @@ export interface UploadLimits {
   defaultFilename?: string;
   /** Encrypts the file on its way to disk (stored files: nothing lands in plaintext). */
   encrypt?: () => Transform;
+  /**
+   * A request whose Content-Length is at most this keeps the file in memory (`held`) instead of a
+   * temp file: a small upload then costs no open, write, close and rename of its own (issue 16).
+   */
+  holdUpToBytes?: number;
 }
 
 /**
@@ -51,15 +64,18 @@ export interface UploadLimits {
 export async function receiveUpload(call: RequestCall, limits: UploadLimits): Promise<Upload> {
   const { request } = call;
   const tmpDir = path.join(call.app.store.dataDir, 'tmp');
-  await ensureDataDir(call.app.store.dataDir, 'tmp');
+  await tmpDirReady(call.app.store);
   // Each temp file with its stream's 'close': remove only once the stream let go of it (an open
   // still in flight would otherwise create the file again after the rm).
-  const temps: Array<{ path: string; out: WriteStream; closed: Promise<void> }> = [];
+  const temps: Array<{ path: string; out: WriteStream; closed: Promise<void>; moved: boolean }> = [];
+  const moved = (tempPath: string) => {
+    for (const temp of temps) if (temp.path === tempPath) temp.moved = true;
+  };
   const cleanup = async () => {
     await Promise.all(temps.map(async (temp) => {
       temp.out.destroy();
       await temp.closed;
-      await rm(temp.path, { force: true });
+      if (!temp.moved) await rm(temp.path, { force: true });
     }));
   };
 
@@ -102,17 +118,39 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
         stream.resume();
         return;
       }
-      const tempPath = path.join(tmpDir, `upload-${call.requestId}-${randomBytes(6).toString('hex')}`);
+      const length = Number(request.headers['content-length']);
+      const hold = limits.holdUpToBytes !== undefined && Number.isInteger(length) && length <= limits.holdUpToBytes;
+      const tempPath = hold ? '' : path.join(tmpDir, `upload-${call.requestId}-${randomBytes(6).toString('hex')}`);
 
       const uploaded: UploadedFile = { path: tempPath, filename: info.filename || (limits.defaultFilename ?? 'audio'), mimeType: info.mimeType, size: 0, head: Buffer.alloc(0) };
       file = uploaded;
-      const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
-      temps.push({ path: tempPath, out, closed: new Promise<void>((resolveClose) => out.once('close', () => resolveClose())) });
+      let out: Writable;
+      if (hold) {
+        const parts: Buffer[] = [];
+        out = new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            parts.push(chunk);
+            callback();
+          },
+          final(callback) {
+            uploaded.held = Buffer.concat(parts);
+            callback();
+          },
+        });
+      } else {
+        const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
+        temps.push({ path: tempPath, out: stream, moved: false, closed: new Promise<void>((resolveClose) => stream.once('close', () => resolveClose())) });
+        out = stream;
+      }
       pendingWrite = new Promise<void>((resolveWrite, rejectWrite) => {
         out.once('finish', resolveWrite);
         out.once('error', rejectWrite);
       });
       pendingWrite.catch(fail);
+      // The folder was removed under the running server: this upload fails, the next creates it again.
+      out.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') tmpDirs.delete(call.app.store);
+      });
       stream.on('data', (chunk: Buffer) => {
         uploaded.size += chunk.length;
         if (uploaded.head.length < limits.headBytes) uploaded.head = Buffer.concat([uploaded.head, chunk.subarray(0, limits.headBytes - uploaded.head.length)]);
@@ -156,5 +194,21 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
     await cleanup();
     throw error;
   }
-  return { fields, file, cleanup };
+  return { fields, file, moved, cleanup };
+}
+
+/**
+ * `<dataDir>/tmp` is created once per store (the gateway removes it at start, then it stays), not
+ * with two mkdir calls per upload: each fs call is a round trip through the thread pool, and the
+ * upload path is paid per file at ingestion rates (issue 16). A failed mkdir is retried next time.
+ */
+const tmpDirs = new WeakMap<object, Promise<void>>();
+function tmpDirReady(store: { dataDir: string }): Promise<void> {
+  let ready = tmpDirs.get(store);
+  if (ready === undefined) {
+    ready = ensureDataDir(store.dataDir, 'tmp');
+    tmpDirs.set(store, ready);
+    ready.catch(() => tmpDirs.delete(store));
+  }
+  return ready;
 }

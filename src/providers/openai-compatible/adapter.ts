@@ -48,7 +48,8 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
 
   const failure = (error: unknown, context: CallContext): unknown => {
     if (error instanceof GatewayError) return error;
-    if (context.signal.aborted) return context.signal.reason ?? error;
+    const abort = context.abort ?? context.signal;
+    if (abort.aborted) return abort.reason ?? error;
     return classifyUpstreamException(error, providerId, origin);
   };
 
@@ -67,7 +68,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   async function post(path: string, body: unknown, context: CallContext, parse: boolean): Promise<UpstreamJsonResponse> {
     let response;
     try {
-      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal, ...(parse ? {} : { parseJson: false }) });
+      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.abort ?? context.signal, ...(parse ? {} : { parseJson: false }) });
     } catch (error) {
       throw failure(error, context);
     }
@@ -89,7 +90,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
 
   /** POST {base_url}/responses as a stream: its events, parsed; an `error` event (or `{error}` chunk) throws. */
   async function* responsesEvents(body: Record<string, unknown>, context: CallContext): AsyncGenerator<NativeResponseEvent> {
-    const events = upstreamEvents(httpClient, `${baseUrl}/responses`, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+    const events = upstreamEvents(httpClient, `${baseUrl}/responses`, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: context.abort ?? context.signal }, {
       providerId,
       failure: (error) => failure(error, context),
       errorPayload: (text) => ({ type: 'error', message: text }),
@@ -115,7 +116,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   async function* streamChatBatches(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk[]> {
     const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
     const normalizer = new ChunkNormalizer(fallbacks(context));
-    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.signal }, {
+    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.abort ?? context.signal }, {
       providerId,
       failure: (error) => failure(error, context),
       // The normalizer classifies `{error}` payloads.

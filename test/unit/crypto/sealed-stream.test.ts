@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import { SealedDataError } from '../../../src/crypto/sealed.js';
-import { createSealStream, createUnsealStream, sealedSize } from '../../../src/crypto/sealed-stream.js';
+import { createSealStream, createUnsealStream, sealedSize, unsealWhole } from '../../../src/crypto/sealed-stream.js';
 
 const key = randomBytes(32);
 
@@ -104,6 +104,14 @@ describe('sealed stream tamper detection', () => {
     await expect(unsealBytes(await sealedPromise, 100, undefined, randomBytes(32))).rejects.toThrow(SealedDataError);
   });
 
+  it('a wrong key fails right after the right one opened the same stream (per-file keys are remembered per data key)', async () => {
+    const sealed = await sealedPromise;
+    expect((await unsealBytes(sealed)).equals(Buffer.from(data))).toBe(true);
+    await expect(unsealBytes(sealed, 100, undefined, randomBytes(32))).rejects.toThrow(SealedDataError);
+    // Same bytes in another buffer: the same per-file key, so it opens.
+    expect((await unsealBytes(sealed, 100, undefined, Buffer.from(key))).equals(Buffer.from(data))).toBe(true);
+  });
+
   it('a segment from another file sealed with the same key does not fit', async () => {
     const sealed = await sealedPromise;
     const other = await sealBytes(Buffer.from(data), segment);
@@ -115,5 +123,26 @@ describe('sealed stream tamper detection', () => {
     const plaintext = Buffer.from('a recognisable sentence that must not be on disk '.repeat(20));
     const sealed = await sealBytes(plaintext, 64);
     expect(sealed.includes(Buffer.from('recognisable sentence'))).toBe(false);
+  });
+});
+
+describe('unsealWhole (a small stored file read at once)', () => {
+  it.each([0, 1, 64, 65, 1000])('opens %i bytes sealed in 64-byte segments like the stream does', async (size) => {
+    const data = randomBytes(size);
+    const sealed = await sealBytes(data, 64, 100, 'file-x');
+    expect(unsealWhole(key, sealed, { aad: 'file-x' }).equals(data)).toBe(true);
+  });
+
+  it('refuses a flipped bit, a cut at a segment boundary, another aad and another key', async () => {
+    const data = randomBytes(1000);
+    const sealed = await sealBytes(data, 64, 100, 'file-x');
+    const flipped = Buffer.from(sealed);
+    flipped[500]! ^= 1;
+    expect(() => unsealWhole(key, flipped, { aad: 'file-x' })).toThrow(SealedDataError);
+    // Header (24) plus five whole segments: a valid-looking prefix whose last segment was not sealed as last.
+    expect(() => unsealWhole(key, sealed.subarray(0, 24 + 5 * 80), { aad: 'file-x' })).toThrow(SealedDataError);
+    expect(() => unsealWhole(key, sealed, { aad: 'file-y' })).toThrow(SealedDataError);
+    expect(() => unsealWhole(randomBytes(32), sealed, { aad: 'file-x' })).toThrow(SealedDataError);
+    expect(() => unsealWhole(key, sealed.subarray(0, 10), { aad: 'file-x' })).toThrow(SealedDataError);
   });
 });

@@ -36,6 +36,20 @@ describe('FileStore', () => {
     expect((await stat(path.join(dir, 'files', record.id))).mode & 0o777).toBe(0o600);
   });
 
+  it('readAll reads a file over 1 MB as a stream and a small one whole: both round-trip, both refuse a flipped bit', async () => {
+    const { dir, files } = await freshStore();
+    for (const size of [300, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024]) {
+      const data = randomBytes(size);
+      const record = await files.create('acct', { filename: 'x.bin', purpose: 'assistants' }, Readable.from([data]));
+      expect((await files.readAll(record)).equals(data)).toBe(true);
+      const blobPath = path.join(dir, 'files', record.id);
+      const blob = await readFile(blobPath);
+      blob[blob.length - 20]! ^= 1;
+      await writeFile(blobPath, blob);
+      await expect(files.readAll(record)).rejects.toThrow(SealedDataError);
+    }
+  });
+
   it('keeps files apart per account', async () => {
     const { files } = await freshStore();
     const record = await files.create('a', { filename: 'x', purpose: 'user_data' }, Readable.from([Buffer.from('x')]));
