@@ -191,7 +191,8 @@ function createOpener(key: Buffer, options: SealedStreamOptions): { push(chunk: 
     segmentBytes = header.readUInt32BE(MAGIC.length);
     if (segmentBytes < 1 || segmentBytes > MAX_SEGMENT_BYTES) throw new SealedDataError('sealed stream header is corrupt');
     subkey = fileKey(key, header.subarray(MAGIC.length + 4));
-    aad = segmentAad(Buffer.from(header), options.aad);
+    // A copy of the header (it is a view of the caller's chunk) only when no aad follows it: with one, segmentAad copies both.
+    aad = options.aad === undefined ? Buffer.from(header) : segmentAad(header, options.aad);
     return true;
   };
 

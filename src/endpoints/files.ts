@@ -16,6 +16,8 @@ export const FILES_READ_SCOPES: readonly string[] = [...ANY_INFERENCE_SCOPE, 'ki
 export const FILES_WRITE_SCOPES: readonly string[] = [...ANY_INFERENCE_SCOPE, 'kit.knowledge.write'];
 
 const KNOWN_FIELDS = new Set(['purpose']);
+/** Requests up to this size keep the sealed file in memory and store it in one write (no temp file). */
+const HOLD_UPLOAD_BYTES = 256 * 1024;
 
 /** POST /v1/files: multipart `file` + `purpose`; the bytes are sealed on their way to disk. */
 export async function handleCreateFile(call: RequestCall): Promise<void> {
@@ -30,6 +32,7 @@ export async function handleCreateFile(call: RequestCall): Promise<void> {
     headBytes: 0,
     defaultFilename: 'file',
     encrypt: prepared.sealer,
+    holdUpToBytes: HOLD_UPLOAD_BYTES,
   });
   let record: FileRecord;
   try {
@@ -44,8 +47,12 @@ export async function handleCreateFile(call: RequestCall): Promise<void> {
     }
     if (purpose !== 'assistants') requireScope(call.principal.scopes, ANY_INFERENCE_SCOPE);
     if (upload.file === undefined) throw new GatewayError('VALIDATION_4002', 'Missing required field "file" (the file, as a multipart file part).', { field: 'file' });
+    const described = { filename: upload.file.filename, purpose, bytes: upload.file.size };
     const sealedPath = upload.file.path;
-    record = await files.adoptSealed(call.account.id, prepared.id, { filename: upload.file.filename, purpose, bytes: upload.file.size }, sealedPath, () => upload.moved(sealedPath));
+    record =
+      upload.file.held !== undefined
+        ? await files.storeSealed(call.account.id, prepared.id, described, upload.file.held)
+        : await files.adoptSealed(call.account.id, prepared.id, described, sealedPath, () => upload.moved(sealedPath));
   } finally {
     await upload.cleanup();
   }

@@ -3,7 +3,7 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { readWholeFile } from '../store/disk-thread.js';
+import { readWholeFile, writeNewFilesSynced } from '../store/disk-thread.js';
 
 /**
  * Where a file's sealed bytes live (FileStore keeps records and sealing; this keeps bytes). Two
@@ -13,6 +13,8 @@ import { readWholeFile } from '../store/disk-thread.js';
 export interface FileBytes {
   /** Stores `sealed` under `id`, streaming; on failure nothing of it stays. */
   write(id: string, sealed: Readable, signal?: AbortSignal): Promise<void>;
+  /** Stores small sealed bytes held in memory under `id` (optional: without it they are streamed to write). */
+  writeSealed?(id: string, sealed: Buffer): Promise<void>;
   /** Stores a sealed temp file (the upload endpoint's) under `id`; the temp file is gone afterwards. */
   adopt(id: string, sealedPath: string): Promise<void>;
   /** The sealed bytes, streamed. */
@@ -46,6 +48,19 @@ export class DataDirFileBytes implements FileBytes {
 
   adopt(id: string, sealedPath: string): Promise<void> {
     return rename(sealedPath, this.blobPath(id));
+  }
+
+  /**
+   * Created under its final name, written and fsynced by the disk thread (one message). A crash
+   * midway leaves bytes no record names yet: removeOrphans clears them at the next start.
+   */
+  async writeSealed(id: string, sealed: Buffer): Promise<void> {
+    try {
+      await writeNewFilesSynced([{ path: this.blobPath(id), bytes: sealed }]);
+    } catch (error) {
+      await rm(this.blobPath(id), { force: true });
+      throw error;
+    }
   }
 
   openSealed(id: string): Readable {

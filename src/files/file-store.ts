@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline as pipelineCallback } from 'node:stream';
 import { createSealStream, createUnsealStream, unsealWhole } from '../crypto/sealed-stream.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -116,6 +116,13 @@ export class FileStore {
   async adoptSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealedPath: string, onMoved?: () => void): Promise<FileRecord> {
     await this.blobs.adopt(id, sealedPath);
     onMoved?.();
+    return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
+  }
+
+  /** Stores a small file sealed in memory (from prepare()'s sealer) and records it. */
+  async storeSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealed: Buffer): Promise<FileRecord> {
+    if (this.blobs.writeSealed !== undefined) await this.blobs.writeSealed(id, sealed);
+    else await this.blobs.write(id, Readable.from([sealed]));
     return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
   }
 

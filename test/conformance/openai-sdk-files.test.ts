@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
@@ -58,15 +59,29 @@ describe('official openai SDK: files', () => {
     expect(await readdir(path.join(gw.dataDir, 'tmp'))).toEqual([]);
   });
 
-  it('uploads work again after the tmp folder was removed under the running server (the folder is made again)', async () => {
+  it('uploads over 256 KB (streamed through a temp file) work again after the tmp folder was removed under the running server', async () => {
     const client = gw.openai();
-    await client.files.create({ file: await toFile(Buffer.from(jsonl), 'first.jsonl'), purpose: 'batch' });
+    const large = randomBytes(300 * 1024);
+    await client.files.create({ file: await toFile(large, 'first.bin'), purpose: 'assistants' });
     await rm(path.join(gw.dataDir, 'tmp'), { recursive: true, force: true });
     // The first upload after the removal may fail (the folder is known to exist until a write says otherwise).
-    await client.files.create({ file: await toFile(Buffer.from(jsonl), 'lost.jsonl'), purpose: 'batch' }).catch(() => undefined);
-    const created = await client.files.create({ file: await toFile(Buffer.from(jsonl), 'again.jsonl'), purpose: 'batch' });
-    expect(await (await client.files.content(created.id)).text()).toBe(jsonl);
+    await client.files.create({ file: await toFile(large, 'lost.bin'), purpose: 'assistants' }).catch(() => undefined);
+    const created = await client.files.create({ file: await toFile(large, 'again.bin'), purpose: 'assistants' });
+    expect(Buffer.from(await (await client.files.content(created.id)).arrayBuffer()).equals(large)).toBe(true);
     expect(await readdir(path.join(gw.dataDir, 'tmp'))).toEqual([]);
+  });
+
+  it('small and large uploads round-trip byte for byte around the 256 KB in-memory bound, sealed on disk', async () => {
+    const client = gw.openai();
+    for (const size of [0, 1, 255 * 1024, 256 * 1024, 257 * 1024]) {
+      const bytes = randomBytes(size);
+      const created = await client.files.create({ file: await toFile(bytes, `f${size}.bin`), purpose: 'assistants' });
+      expect(created.bytes).toBe(size);
+      expect(Buffer.from(await (await client.files.content(created.id)).arrayBuffer()).equals(bytes)).toBe(true);
+      const blob = await storedFileBytes(gw, created.id);
+      expect(blob.length).toBeGreaterThan(size);
+      if (size > 16) expect(blob.includes(bytes.subarray(0, 16))).toBe(false);
+    }
   });
 
   it('round-trips a 3 MB binary file byte for byte', async () => {

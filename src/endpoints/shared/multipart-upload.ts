@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
 import { rm } from 'node:fs/promises';
 import type { Transform } from 'node:stream';
 import path from 'node:path';
@@ -13,8 +14,10 @@ import { ensureDataDir } from '../../store/db.js';
 const FIELD_MAX_BYTES = 64 * 1024;
 
 export interface UploadedFile {
-  /** Temp file under `<dataDir>/tmp/` (mode 0600); removed by Upload.cleanup(). */
+  /** Temp file under `<dataDir>/tmp/` (mode 0600); removed by Upload.cleanup(). Empty when `held`. */
   path: string;
+  /** The file's bytes (sealed when `encrypt` is set), when kept in memory (UploadLimits.holdUpToBytes). */
+  held?: Buffer;
   filename: string;
   mimeType: string;
   size: number;
@@ -46,6 +49,11 @@ export interface UploadLimits {
   defaultFilename?: string;
   /** Encrypts the file on its way to disk (stored files: nothing lands in plaintext). */
   encrypt?: () => Transform;
+  /**
+   * A request whose Content-Length is at most this keeps the file in memory (`held`) instead of a
+   * temp file: a small upload then costs no open, write, close and rename of its own (issue 16).
+   */
+  holdUpToBytes?: number;
 }
 
 /**
@@ -110,12 +118,30 @@ export async function receiveUpload(call: RequestCall, limits: UploadLimits): Pr
         stream.resume();
         return;
       }
-      const tempPath = path.join(tmpDir, `upload-${call.requestId}-${randomBytes(6).toString('hex')}`);
+      const length = Number(request.headers['content-length']);
+      const hold = limits.holdUpToBytes !== undefined && Number.isInteger(length) && length <= limits.holdUpToBytes;
+      const tempPath = hold ? '' : path.join(tmpDir, `upload-${call.requestId}-${randomBytes(6).toString('hex')}`);
 
       const uploaded: UploadedFile = { path: tempPath, filename: info.filename || (limits.defaultFilename ?? 'audio'), mimeType: info.mimeType, size: 0, head: Buffer.alloc(0) };
       file = uploaded;
-      const out = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
-      temps.push({ path: tempPath, out, moved: false, closed: new Promise<void>((resolveClose) => out.once('close', () => resolveClose())) });
+      let out: Writable;
+      if (hold) {
+        const parts: Buffer[] = [];
+        out = new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            parts.push(chunk);
+            callback();
+          },
+          final(callback) {
+            uploaded.held = Buffer.concat(parts);
+            callback();
+          },
+        });
+      } else {
+        const stream = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
+        temps.push({ path: tempPath, out: stream, moved: false, closed: new Promise<void>((resolveClose) => stream.once('close', () => resolveClose())) });
+        out = stream;
+      }
       pendingWrite = new Promise<void>((resolveWrite, rejectWrite) => {
         out.once('finish', resolveWrite);
         out.once('error', rejectWrite);

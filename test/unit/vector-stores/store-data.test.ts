@@ -44,6 +44,22 @@ describe('StoreData', () => {
     await data.close();
   });
 
+  it('names each commit of a file with a fresh 12-hex suffix: 700 recommits (past one pool of random bytes) leave one text and one vector segment', async () => {
+    const data = await open();
+    const seen = new Set<string>();
+    for (let commit = 0; commit < 700; commit += 1) {
+      await data.commitFile('file-a', chunks(`v${commit}`, 1), [vector(commit)]);
+      const names = await readdir(path.join(folder, 'chunks'));
+      expect(names.length).toBe(2);
+      const suffix = names[0]!.split('.')[1]!;
+      expect(suffix).toMatch(/^[0-9a-f]{12}$/);
+      expect(seen.has(suffix)).toBe(false);
+      seen.add(suffix);
+    }
+    expect((await data.search(vector(699), 1))[0]).toMatchObject({ fileId: 'file-a', text: 'v699 chunk 0' });
+    await data.close();
+  });
+
   it('keeps chunk text and vectors sealed on disk', async () => {
     const data = await open();
     await data.commitFile('file-a', [{ text: 'a secret recipe for pancakes', tokens: 5 }], [vector(1)]);
