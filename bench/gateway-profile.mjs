@@ -48,11 +48,25 @@ const run = (milliseconds) => {
 await new Promise((resolve) => setTimeout(resolve, 2000));
 await run(2000);
 count = 0;
+// Where the CPU goes besides the sampled main thread: user vs kernel time of the whole process,
+// and the main thread vs the others (V8's GC and compiler workers, libuv's pool) from /proc.
+const cpuSplit = async (pid) => {
+  const split = { user: 0, kernel: 0, main: 0, others: 0 };
+  for (const thread of await readdir(`/proc/${pid}/task`)) {
+    const fields = (await readFile(`/proc/${pid}/task/${thread}/stat`, 'utf8')).split(') ')[1].split(' ');
+    split.user += Number(fields[11]) / 100;
+    split.kernel += Number(fields[12]) / 100;
+    split[thread === String(pid) ? 'main' : 'others'] += (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+  return split;
+};
+const splitBefore = await cpuSplit(igw.pid);
 const cpuBefore = await cpuSeconds(igw.pid);
 const loadStart = performance.now();
 await run(seconds * 1000);
 const loadEnd = performance.now();
 const cpu = (await cpuSeconds(igw.pid)) - cpuBefore;
+const splitAfter = await cpuSplit(igw.pid);
 igw.kill('SIGTERM');
 await new Promise((resolve) => igw.once('exit', resolve));
 const exited = performance.now();
@@ -133,6 +147,11 @@ const print = (title, map, limit) => {
 // The sampler ticks on wall time, so on a loaded machine a descheduled thread's wait lands in
 // whatever it was running: shares are read against the process's own CPU time (/proc).
 console.log(`${target}: ${scenarioName}, ${connections} connections, ${seconds} s: ${count} requests, igw CPU ${((cpu * 1e6) / count).toFixed(0)} us per request (/proc utime+stime); profile busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+{
+  const perRequest = (name) => (((splitAfter[name] - splitBefore[name]) * 1e6) / count).toFixed(0);
+  console.log(`CPU per request from /proc: user ${perRequest('user')} us, kernel ${perRequest('kernel')} us; main thread ${perRequest('main')} us, other threads (GC and compiler workers, libuv pool; under --cpu-prof also the sampler) ${perRequest('others')} us`);
+  console.log('(the sampler runs on wall time: on a loaded machine a thread descheduled inside a syscall such as writev charges that wait to it; the kernel figure above is the real one)');
+}
 print('self time by category', byCategory, top);
 print('self time by module', byModule, top);
 print('self time by function', byFunction, top);

@@ -40,4 +40,33 @@ describe('the score a label was ranked by', () => {
       }
     }
   });
+
+  it('the best are those of a full scoring (every matching label by get, best first, lower label first on ties), with skewed terms over many windows', () => {
+    // Word i of 400 drawn with probability falling fast with i: common words (long postings, low weight) beside rare ones.
+    const vocabulary = Array.from({ length: 400 }, (_, word) => `v${word}`);
+    const large = new Bm25Index();
+    for (let label = 0; label < 20_000; label += 1) {
+      large.add(label, Array.from({ length: 5 + Math.floor(random() * 40) }, () => vocabulary[Math.floor(random() * random() * vocabulary.length)]!));
+    }
+    for (let label = 5; label < 20_000; label += 97) large.remove(label); // some removed, awaiting compaction
+    const queries = Array.from({ length: 60 }, () => Array.from({ length: 1 + Math.floor(random() * 4) }, () => vocabulary[Math.floor(random() * random() * vocabulary.length)]!));
+    for (const query of queries) {
+      for (const [k, accept] of [
+        [60, undefined],
+        [60, (label: number) => label % 3 === 0],
+        [10, (label: number) => label % 5 !== 0],
+      ] as const) {
+        const scores = large.score(query, 60);
+        const expected = [...scores.labels]
+          .filter((label) => accept === undefined || accept(label))
+          .map((label) => ({ label, score: scores.get(label) }))
+          .sort((left, right) => right.score - left.score || left.label - right.label)
+          .slice(0, k);
+        const got: Array<{ label: number; score: number }> = [];
+        for (const label of scores.ranked(k, accept)) got.push({ label, score: scores.rankedScore });
+        expect(got.map(({ label }) => label)).toEqual(expected.map(({ label }) => label));
+        got.forEach(({ score }, at) => expect(Object.is(score, expected[at]!.score)).toBe(true));
+      }
+    }
+  });
 });
