@@ -3,6 +3,9 @@ import type { LabelTable } from './label-table.js';
 import type { VectorStoreFileRecord } from './records.js';
 import type { VectorStoreRepository } from './repository.js';
 
+/** Stamps of filtered searches (never reused: a filter result stamped by one search is never taken for another's). */
+let lastFilterStamp = 0;
+
 /**
  * Which files of one store a search counts, by slot of the store's label table (hybrid-search.ts
  * asks per proposed chunk): the file's record if it is completed and passes the filter, else
@@ -13,8 +16,9 @@ import type { VectorStoreRepository } from './repository.js';
  *   changes are made on that object);
  * - the filter is evaluated once per file per search: BM25's rescan under a filter asks again for
  *   labels it already rejected (bm25-index.ts `ranked`, ~600 asks per search in a mixed run), and
- *   a file's chunks are asked about one by one. The result is kept with the record and attributes
- *   object it was computed on, so a change meanwhile is seen.
+ *   a file's chunks are asked about one by one. The result is kept in the file's table slot with
+ *   this search's stamp and the attributes object it was computed on, so a change meanwhile is
+ *   seen (two searches at once only overwrite each other's results, which are then computed again).
  */
 export function acceptedFiles(
   repository: VectorStoreRepository,
@@ -22,7 +26,7 @@ export function acceptedFiles(
   table: LabelTable,
   filter: AttributeFilter | undefined,
 ): (slot: number) => VectorStoreFileRecord | undefined {
-  const filtered = new Map<number, { file: VectorStoreFileRecord; attributes: VectorStoreFileRecord['attributes']; passes: boolean }>();
+  const stamp = filter === undefined ? 0 : ++lastFilterStamp;
   return (slot) => {
     const version = repository.filesVersion;
     let file: VectorStoreFileRecord | undefined;
@@ -34,11 +38,11 @@ export function acceptedFiles(
     }
     if (file === undefined || file.status !== 'completed') return undefined;
     if (filter === undefined) return file;
-    // Slots move down when a file is removed: a result is reused only for the same record with the same attributes.
-    const known = filtered.get(slot);
-    if (known !== undefined && known.file === file && known.attributes === file.attributes) return known.passes ? file : undefined;
+    // Reused only for the attributes object it was computed on (a change replaces the object; results move with their slots).
+    const known = table.passed(slot, stamp, file.attributes);
+    if (known !== undefined) return known ? file : undefined;
     const passes = matchesFilter(filter, file.attributes);
-    filtered.set(slot, { file, attributes: file.attributes, passes });
+    table.setPassed(slot, stamp, file.attributes, passes);
     return passes ? file : undefined;
   };
 }

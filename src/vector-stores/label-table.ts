@@ -8,6 +8,8 @@
  * appended at commit, removed at removal). Each slot also carries one search-side memo (`tag`),
  * stamped with the version it was resolved at, which moves with its slot: search.ts keeps a file's
  * record there so a search resolves it once per file, not by two string-keyed Map lookups per hit.
+ * And one filter result per slot (`passed`), stamped with the search that computed it and kept
+ * with the attributes object it was computed on (accepted-files.ts).
  */
 export class LabelTable {
   private starts: Int32Array;
@@ -15,6 +17,9 @@ export class LabelTable {
   private readonly fileIds: string[] = [];
   private readonly tags: unknown[] = [];
   private stamps: Float64Array;
+  private readonly filterInputs: unknown[] = [];
+  private filterStamps: Float64Array;
+  private filterResults: Uint8Array;
   private size = 0;
 
   constructor(ranges: ReadonlyArray<{ start: number; count: number; fileId: string }> = []) {
@@ -22,6 +27,8 @@ export class LabelTable {
     this.starts = new Int32Array(capacity);
     this.counts = new Int32Array(capacity);
     this.stamps = new Float64Array(capacity);
+    this.filterStamps = new Float64Array(capacity);
+    this.filterResults = new Uint8Array(capacity);
     for (const range of ranges) this.append(range.start, range.count, range.fileId);
   }
 
@@ -36,8 +43,10 @@ export class LabelTable {
     this.starts[slot] = start;
     this.counts[slot] = count;
     this.stamps[slot] = 0;
+    this.filterStamps[slot] = 0;
     this.fileIds.push(fileId);
     this.tags.push(undefined);
+    this.filterInputs.push(undefined);
   }
 
   /** Removes a slot; those after it move down one, with their memos. */
@@ -46,8 +55,11 @@ export class LabelTable {
     this.starts.copyWithin(slot, slot + 1, this.size);
     this.counts.copyWithin(slot, slot + 1, this.size);
     this.stamps.copyWithin(slot, slot + 1, this.size);
+    this.filterStamps.copyWithin(slot, slot + 1, this.size);
+    this.filterResults.copyWithin(slot, slot + 1, this.size);
     this.fileIds.splice(slot, 1);
     this.tags.splice(slot, 1);
+    this.filterInputs.splice(slot, 1);
     this.size -= 1;
   }
 
@@ -96,6 +108,17 @@ export class LabelTable {
     this.tags[slot] = value;
   }
 
+  /** The filter result stamped `stamp` and computed on `input`; undefined when there is none. */
+  passed(slot: number, stamp: number, input: unknown): boolean | undefined {
+    return this.filterStamps[slot] === stamp && this.filterInputs[slot] === input ? this.filterResults[slot] === 1 : undefined;
+  }
+
+  setPassed(slot: number, stamp: number, input: unknown, passes: boolean): void {
+    this.filterStamps[slot] = stamp;
+    this.filterInputs[slot] = input;
+    this.filterResults[slot] = passes ? 1 : 0;
+  }
+
   private grow(): void {
     const capacity = this.starts.length * 2;
     const starts = new Int32Array(capacity);
@@ -104,8 +127,14 @@ export class LabelTable {
     counts.set(this.counts);
     const stamps = new Float64Array(capacity);
     stamps.set(this.stamps);
+    const filterStamps = new Float64Array(capacity);
+    filterStamps.set(this.filterStamps);
+    const filterResults = new Uint8Array(capacity);
+    filterResults.set(this.filterResults);
     this.starts = starts;
     this.counts = counts;
     this.stamps = stamps;
+    this.filterStamps = filterStamps;
+    this.filterResults = filterResults;
   }
 }

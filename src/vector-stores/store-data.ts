@@ -733,17 +733,33 @@ export class StoreData {
         return this.index.search(query, k, acceptRanges);
       });
     if (acceptSlot === undefined) return walk();
+    // The accepted slots straight into a typed array (no object per file: a filter over the
+    // 100,000-file store asks about every file).
     const table = this.fileTable;
-    const accepted: Array<{ start: number; count: number; fileId: string }> = [];
+    let slots = new Int32Array(64);
+    let acceptedFiles = 0;
+    let acceptedChunks = 0;
     for (let slot = 0; slot < table.length; slot += 1) {
-      if (table.count(slot) > 0 && acceptSlot(slot)) accepted.push({ start: table.start(slot), count: table.count(slot), fileId: table.fileId(slot) });
+      if (table.count(slot) === 0 || !acceptSlot(slot)) continue;
+      if (acceptedFiles === slots.length) {
+        const grown = new Int32Array(slots.length * 2);
+        grown.set(slots);
+        slots = grown;
+      }
+      slots[acceptedFiles++] = slot;
+      acceptedChunks += table.count(slot);
     }
-    const acceptedChunks = accepted.reduce((sum, range) => sum + range.count, 0);
     if (acceptedChunks === 0) return [];
-    if (acceptedChunks <= EXACT_SEARCH_LIMIT) return this.exactSearch(query, k, accepted);
-    // The index thread filters its walk by these label ranges (sorted by start, as this.ranges are).
-    const acceptRanges = new Int32Array(accepted.length * 2);
-    accepted.forEach((range, index) => acceptRanges.set([range.start, range.count], index * 2));
+    if (acceptedChunks <= EXACT_SEARCH_LIMIT) {
+      const accepted = Array.from(slots.subarray(0, acceptedFiles), (slot) => ({ start: table.start(slot), count: table.count(slot), fileId: table.fileId(slot) }));
+      return this.exactSearch(query, k, accepted);
+    }
+    // The index thread filters its walk by these label ranges (sorted by start, as the slots are).
+    const acceptRanges = new Int32Array(acceptedFiles * 2);
+    for (let index = 0; index < acceptedFiles; index += 1) {
+      acceptRanges[index * 2] = table.start(slots[index]!);
+      acceptRanges[index * 2 + 1] = table.count(slots[index]!);
+    }
     return walk(acceptRanges);
   }
 

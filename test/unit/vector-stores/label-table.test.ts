@@ -49,13 +49,21 @@ describe('the label table (label → file slot)', () => {
       { start: 2, count: 1, fileId: 'b' },
       { start: 3, count: 3, fileId: 'c' },
     ]);
+    const attributesC = { lang: 'de' };
     table.setTag(1, 7, 'record-b');
     table.setTag(2, 7, 'record-c');
+    table.setPassed(1, 3, { lang: 'en' }, true);
+    table.setPassed(2, 3, attributesC, false);
     table.removeAt(1);
     expect(table.fileId(1)).toBe('c');
     expect(table.tagged(1, 7)).toBe(true);
     expect(table.tag(1)).toBe('record-c');
     expect(table.tagged(1, 8)).toBe(false);
+    // A filter result: for its search's stamp and the attributes object it was computed on only.
+    expect(table.passed(1, 3, attributesC)).toBe(false);
+    expect(table.passed(1, 4, attributesC)).toBeUndefined();
+    expect(table.passed(1, 3, { lang: 'de' })).toBeUndefined();
+    expect(table.passed(0, 3, attributesC)).toBeUndefined();
     table.append(6, 1, 'd');
     expect(table.tagged(2, 7)).toBe(false);
   });
