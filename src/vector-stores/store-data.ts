@@ -258,16 +258,21 @@ export class StoreData {
     return this.manifest.has(fileId);
   }
 
-  /** Position of the range starting at `start` (ranges are sorted by start). */
-  private rangeIndex(start: number): number {
+  /**
+   * Position of `fileId`'s range, which starts at `start` (ranges are sorted by start). A range of
+   * no chunks shares its start with the next file's range, so the match is by file id among the
+   * ranges of that start, never the first range found there.
+   */
+  private rangeIndex(start: number, fileId: string): number {
     let low = 0;
-    let high = this.ranges.length - 1;
-    while (low <= high) {
+    let high = this.ranges.length;
+    while (low < high) {
       const middle = (low + high) >> 1;
-      const candidate = this.ranges[middle]!.start;
-      if (candidate === start) return middle;
-      if (candidate < start) low = middle + 1;
-      else high = middle - 1;
+      if (this.ranges[middle]!.start < start) low = middle + 1;
+      else high = middle;
+    }
+    for (let position = low; position < this.ranges.length && this.ranges[position]!.start === start; position += 1) {
+      if (this.ranges[position]!.fileId === fileId) return position;
     }
     return -1;
   }
@@ -542,9 +547,11 @@ export class StoreData {
     this.index?.markDeleted(labels).catch(() => undefined);
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
-    const position = this.rangeIndex(entry.start);
-    if (position !== -1) this.ranges.splice(position, 1);
-    this.fileTable.removeAt(position);
+    const position = this.rangeIndex(entry.start, fileId);
+    if (position !== -1) {
+      this.ranges.splice(position, 1);
+      this.fileTable.removeAt(position);
+    }
     this.sample = null;
     this.chunkCount -= entry.count;
     this.texts.drop(fileId);

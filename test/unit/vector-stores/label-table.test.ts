@@ -115,6 +115,24 @@ describe('a store keeps its label table with its files', () => {
       await reopened.close();
     }
   });
+
+  it('removes the file asked for when a file without chunks starts where the next one does', async () => {
+    const data = await open();
+    try {
+      await data.commitFile('file-a', file(2, 1).chunks, file(2, 1).vectors); // labels 0-1
+      await data.commitFile('file-empty', [], []); // no labels: starts at 2, as file-b does
+      await data.commitFile('file-b', file(2, 2).chunks, file(2, 2).vectors); // 2-3
+      await data.commitFile('file-c', file(1, 3).chunks, file(1, 3).vectors); // 4
+      await data.removeFile('file-b');
+      expect(chunksByLabel(data, 5).map((chunk) => chunk?.fileId)).toEqual(['file-a', 'file-a', undefined, undefined, 'file-c']);
+      expect(data.fileTable.length).toBe(3);
+      await data.removeFile('file-empty');
+      expect(chunksByLabel(data, 5).map((chunk) => chunk?.fileId)).toEqual(['file-a', 'file-a', undefined, undefined, 'file-c']);
+      expect(data.fileTable.length).toBe(2);
+    } finally {
+      await data.close();
+    }
+  });
 });
 
 describe('the files a search accepts, by slot', () => {
