@@ -52,20 +52,90 @@ export function responseHeaders(call: RequestCall, extra: Record<string, string>
  * x-igw-overhead-ms), with the app context as its narrow deps. No HTTP objects cross over.
  */
 export function inferenceScope(call: RequestCall): InferenceScope {
-  return {
-    deps: call.app,
-    principal: call.principal,
-    account: call.account,
-    planName: call.planName,
-    plan: call.plan,
-    requestId: call.requestId,
-    get signal() {
-      return call.signal;
-    },
-    abort: call.abort,
-    log: call.log,
-    timing: call.timing,
-  };
+  return new CallScope(call);
+}
+
+/**
+ * A class, not an object literal with `get signal()`: V8 gives a literal with an accessor a
+ * dictionary (slow-mode) map, so each request paid a NameDictionary, an AccessorPair and a getter
+ * closure that lived as long as the call and were promoted under load (issue 18 item 3). Here the
+ * getter sits once on the prototype and the instance stays in fast mode.
+ */
+class CallScope implements InferenceScope {
+  readonly deps: InferenceScope['deps'];
+  readonly principal: Principal;
+  readonly account: AccountRecord;
+  readonly planName: string;
+  readonly plan: PlanConfig;
+  readonly requestId: string;
+  readonly abort: CallerAbort;
+  readonly log: InferenceLog;
+  readonly timing: CallTiming;
+
+  constructor(private readonly call: RequestCall) {
+    this.deps = call.app;
+    this.principal = call.principal;
+    this.account = call.account;
+    this.planName = call.planName;
+    this.plan = call.plan;
+    this.requestId = call.requestId;
+    this.abort = call.abort;
+    this.log = call.log;
+    this.timing = call.timing;
+  }
+
+  /** Read lazily: the call's AbortSignal is made only when something asks for it. */
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
+}
+
+/** What the server knows of a request once it is authenticated and its body read. */
+export type RequestCallFields = Omit<RequestCall, 'signal'>;
+
+/**
+ * The RequestCall the server hands an endpoint. A class for the same reason as CallScope: the
+ * lazy `signal` getter lives on the prototype, so the per-request object keeps a fast map.
+ */
+export class LiveRequestCall implements RequestCall {
+  readonly app: AppContext;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly requestId: string;
+  readonly params: Record<string, string>;
+  readonly query: URLSearchParams;
+  readonly principal: Principal;
+  readonly account: AccountRecord;
+  readonly planName: string;
+  readonly plan: PlanConfig;
+  readonly body: unknown;
+  readonly abort: CallerAbort;
+  readonly headers: Record<string, string>;
+  readonly log: CallLog;
+  readonly timing: CallTiming;
+
+  constructor(fields: RequestCallFields) {
+    this.app = fields.app;
+    this.request = fields.request;
+    this.response = fields.response;
+    this.requestId = fields.requestId;
+    this.params = fields.params;
+    this.query = fields.query;
+    this.principal = fields.principal;
+    this.account = fields.account;
+    this.planName = fields.planName;
+    this.plan = fields.plan;
+    this.body = fields.body;
+    this.abort = fields.abort;
+    this.headers = fields.headers;
+    this.log = fields.log;
+    this.timing = fields.timing;
+  }
+
+  /** Made on first read (util/caller-abort.ts): most endpoints hand down `abort` instead. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
 }
 
 export type EndpointHandler = (call: RequestCall) => Promise<void>;

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { renderError, type ErrorDialect } from '../errors/render.js';
 import { BodyTooLargeError, readJsonBody } from './body.js';
 import { checkHost, corsHeaders } from './guards.js';
-import { overheadMs, type CallLog, type CallTiming, type RequestCall } from './request-call.js';
+import { LiveRequestCall, overheadMs, type CallLog, type CallTiming, type RequestCall } from './request-call.js';
 import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
@@ -149,7 +149,7 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       // The client-gone abort: an AbortSignal is made only for an endpoint that reads `signal`.
       const abort = new CallerAbort();
       exchange.abort = abort;
-      call = {
+      call = new LiveRequestCall({
         app,
         request,
         response,
@@ -161,14 +161,11 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
         planName,
         plan,
         body,
-        get signal() {
-          return abort.signal;
-        },
         abort,
         headers,
         log,
         timing,
-      };
+      });
       await route.handler(call);
     } catch (error) {
       writeError(response, error, dialect, headers, request, log, timing);

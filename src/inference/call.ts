@@ -1,4 +1,5 @@
 import type { CallContext, ProviderAdapter } from '../providers/types.js';
+import type { CallerAbort } from '../util/caller-abort.js';
 import { tryRoutes, type Attempted } from '../routing/fallback.js';
 import type { CandidateRoute } from '../routing/select.js';
 import type { ModelHints } from './resolve.js';
@@ -30,16 +31,7 @@ export function callWithFallback<T>(scope: InferenceScope, candidates: readonly 
     (candidate) =>
       timeUpstream(scope.timing, () => {
         const adapter = scope.deps.providers.get(candidate.providerId);
-        // `signal` is read lazily: a live request's AbortSignal is made only if an adapter asks for it.
-        const context: CallContext = {
-          get signal() {
-            return scope.signal;
-          },
-          abort: scope.abort,
-          upstreamModel: candidate.route.upstream_model,
-          requestId: scope.requestId,
-          ...extras,
-        };
+        const context = new AttemptContext(scope, candidate.route.upstream_model, extras);
         return attempt({ candidate, adapter, context });
       }),
     { health: scope.deps.routeHealth },
@@ -89,4 +81,37 @@ export function peekedOf<T>(items: readonly T[]): PeekedStream<T> {
     },
   };
   return { iterator, first: position < items.length ? { done: false, value: items[position++]! } : { done: true, value: undefined } };
+}
+
+/**
+ * One attempt's CallContext. A class, not an object literal with `get signal()` (V8 puts such a
+ * literal in dictionary mode: a NameDictionary, AccessorPair and closure per attempt, kept for the
+ * whole upstream call; issue 18 item 3). `signal` is read lazily from the scope, on the prototype:
+ * a live request's AbortSignal is made only if an adapter asks for it.
+ */
+class AttemptContext implements CallContext {
+  readonly abort: CallerAbort | undefined;
+  readonly requestId: string;
+  // `declare`: no own property unless the caller set it (ES2022 fields would define each as undefined).
+  declare readonly maxOutputTokens?: number | null;
+  declare readonly reasoning?: boolean;
+  declare readonly passThroughHeaders?: Record<string, string>;
+
+  constructor(
+    private readonly scope: InferenceScope,
+    readonly upstreamModel: string,
+    extras: CallExtras,
+  ) {
+    this.abort = scope.abort;
+    this.requestId = scope.requestId;
+    // The keys the caller set, as the object spread this replaces copied them.
+    const self = this as { -readonly [K in keyof CallExtras]: CallExtras[K] };
+    if ('maxOutputTokens' in extras) self.maxOutputTokens = extras.maxOutputTokens;
+    if ('reasoning' in extras) self.reasoning = extras.reasoning;
+    if ('passThroughHeaders' in extras) self.passThroughHeaders = extras.passThroughHeaders;
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
 }
