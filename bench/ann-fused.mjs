@@ -109,7 +109,7 @@ const exact = vectors.map(exactTop);
 
 async function fusedTop(index, semantic) {
   data.nearest = async () => semantic;
-  const hits = await searchStore(data, { text: texts[index], vector: vectors[index], weights: DEFAULT_WEIGHTS, candidates: CANDIDATES, keep: KEEP, acceptFile: () => true, filtered: false });
+  const hits = await searchStore(data, { text: texts[index], vector: vectors[index], weights: DEFAULT_WEIGHTS, candidates: CANDIDATES, keep: KEEP, acceptedFile: () => true, filtered: false });
   return hits.map((hit) => `${hit.fileId}:${hit.chunkIndex}`);
 }
 const truth = [];

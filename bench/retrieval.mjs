@@ -161,12 +161,12 @@ if (CHUNKS > 0) {
       const topic = Math.floor(random() * topics.length);
       return { text: Array.from({ length: 2 + Math.floor(random() * 3) }, (_, index) => (index === 0 ? zipfWord() : topicWord(topic))).join(' '), vector: near(topics[topic]) };
     });
-    const accept = () => true;
+    const accept = () => true; // every file counts (acceptedFile: anything but undefined)
     const cases = {
       'HNSW walk alone (the search before hybrid)': (query) => loaded.search(query.vector, 10),
-      'vector-only (ranking_options.hybrid_search {1, 0})': (query) => searchStore(loaded, { text: query.text, vector: query.vector, weights: { embedding: 1, text: 0 }, candidates: 30, keep: 10, acceptFile: accept, filtered: false }),
-      'BM25-only ({0, 1})': (query) => searchStore(loaded, { text: query.text, vector: null, weights: { embedding: 0, text: 1 }, candidates: 30, keep: 10, acceptFile: accept, filtered: false }),
-      'hybrid (default)': (query) => searchStore(loaded, { text: query.text, vector: query.vector, weights: DEFAULT_WEIGHTS, candidates: 30, keep: 10, acceptFile: accept, filtered: false }),
+      'vector-only (ranking_options.hybrid_search {1, 0})': (query) => searchStore(loaded, { text: query.text, vector: query.vector, weights: { embedding: 1, text: 0 }, candidates: 30, keep: 10, acceptedFile: accept, filtered: false }),
+      'BM25-only ({0, 1})': (query) => searchStore(loaded, { text: query.text, vector: null, weights: { embedding: 0, text: 1 }, candidates: 30, keep: 10, acceptedFile: accept, filtered: false }),
+      'hybrid (default)': (query) => searchStore(loaded, { text: query.text, vector: query.vector, weights: DEFAULT_WEIGHTS, candidates: 30, keep: 10, acceptedFile: accept, filtered: false }),
     };
     const percentile = (values, fraction) => [...values].sort((left, right) => left - right)[Math.min(values.length - 1, Math.floor(fraction * values.length))];
     for (const run of Object.values(cases)) for (const query of queries.slice(0, 20)) await run(query);
