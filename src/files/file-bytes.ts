@@ -1,9 +1,9 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { readWholeFile, writeNewFilesSynced } from '../store/disk-thread.js';
+import { readWholeFile } from '../store/disk-thread.js';
 
 /**
  * Where a file's sealed bytes live (FileStore keeps records and sealing; this keeps bytes). Two
@@ -51,12 +51,14 @@ export class DataDirFileBytes implements FileBytes {
   }
 
   /**
-   * Created under its final name, written and fsynced by the disk thread (one message). A crash
-   * midway leaves bytes no record names yet: removeOrphans clears them at the next start.
+   * Created under its final name in one writeFile (open, write, close; not synced, like the temp
+   * file it replaces). A crash midway leaves bytes no record names yet: removeOrphans clears them
+   * at the next start. Not through the disk thread: an upload waits for this, and there it would
+   * wait behind a batch of segment fsyncs.
    */
   async writeSealed(id: string, sealed: Buffer): Promise<void> {
     try {
-      await writeNewFilesSynced([{ path: this.blobPath(id), bytes: sealed }]);
+      await writeFile(this.blobPath(id), sealed, { flag: 'wx', mode: 0o600 });
     } catch (error) {
       await rm(this.blobPath(id), { force: true });
       throw error;

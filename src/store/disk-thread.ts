@@ -6,11 +6,8 @@ export interface NewFile {
   bytes: Uint8Array;
 }
 
-/**
- * A step of a job: create a file (as NewFile), append to a file the caller holds open and
- * fdatasync it, or read a whole file.
- */
-type Step = { path: string; bytes: Uint8Array } | { fd: number; bytes: Uint8Array } | { read: string };
+/** A step of a job: create a file (as NewFile), or read a whole file. */
+type Step = { path: string; bytes: Uint8Array } | { read: string };
 
 /**
  * The disk thread's code (CommonJS, evaluated: the same source runs from `src/` under vitest and
@@ -18,8 +15,7 @@ type Step = { path: string; bytes: Uint8Array } | { fd: number; bytes: Uint8Arra
  * first, then each written file is synced, so on ext4 the first sync commits the journal for the
  * whole batch and the others find little left to do. A job answers `{ id, read }` (the contents of
  * its read steps, in order) or `{ id, error: { message, code } }`; a failed job's new files may
- * exist (the caller removes what it named). Appends go to a descriptor the event loop opened and
- * keeps (it closes it only between two of its own appends).
+ * exist (the caller removes what it named).
  */
 const WRITER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -48,7 +44,6 @@ function readWhole(filePath) {
 parentPort.on('message', (jobs) => {
   const written = jobs.map(({ steps }) => {
     const created = [];
-    const appended = [];
     const read = [];
     try {
       for (const step of steps) {
@@ -58,26 +53,16 @@ parentPort.on('message', (jobs) => {
           const fd = fs.openSync(step.path, 'wx', 0o600);
           created.push(fd);
           writeAll(fd, step.bytes);
-        } else {
-          writeAll(step.fd, step.bytes);
-          appended.push(step.fd);
         }
       }
-      return { created, appended, read, error: null };
+      return { created, read, error: null };
     } catch (error) {
-      return { created, appended, read, error };
+      return { created, read, error };
     }
   });
   const transfer = [];
   const answers = jobs.map(({ id }, at) => {
-    let { created, appended, read, error } = written[at];
-    for (const fd of appended) {
-      try {
-        if (error === null) fs.fdatasyncSync(fd);
-      } catch (failure) {
-        error = failure;
-      }
-    }
+    let { created, read, error } = written[at];
     for (const fd of created) {
       try {
         if (error === null) fs.fsyncSync(fd);
@@ -109,14 +94,15 @@ interface Job {
 }
 
 /**
- * Creates small files and appends journal lines durably, and reads small files, on a thread of their own (a vector store
- * commit's two segments, store-data.ts; journal-file.ts's group writes). Through the fs promises API each file is four thread-pool round trips (open,
- * write, sync, close), each waking a pool thread and then the event loop: ~0.12 ms of event-loop
- * CPU per file on the 2-core VM, paid per ingested file (issue 16). Here a commit is one message
- * each way, and commits that arrive while a batch is on the disk go out together in the next one
- * (group commit across every file and journal). Durability is the same: open `wx` 0600, write,
- * fsync, close, or write and fdatasync for an append, before the promise resolves. An append is
- * likewise one message instead of two round trips (write, datasync).
+ * Creates small files durably, and reads small files, on a thread of their own: background
+ * ingestion's work (a vector store commit's two segments, store-data.ts; the stored file it reads,
+ * file-bytes.ts). Through the fs promises API each file written is four thread-pool round trips
+ * (open, write, sync, close), each waking a pool thread and then the event loop: ~0.12 ms of
+ * event-loop CPU per file on the 2-core VM, paid per ingested file (issue 16). Here a commit is one
+ * message each way, and commits that arrive while a batch is on the disk go out together in the
+ * next one. Durability is the same: open `wx` 0600, write, fsync, close, before the promise
+ * resolves. Request paths (journal lines, uploads) stay on the thread pool: one serial thread
+ * would make them wait behind a batch of fsyncs.
  */
 class DiskThread {
   private worker: Worker | null = null;
@@ -195,15 +181,6 @@ let writer: DiskThread | null = null;
 export async function writeNewFilesSynced(files: NewFile[]): Promise<void> {
   writer ??= new DiskThread();
   await writer.run(files);
-}
-
-/**
- * Appends `bytes` at the end of the open file `fd` (opened with flag `a`) and fdatasyncs it, off
- * the event loop. The caller keeps the descriptor open until this settles.
- */
-export async function appendSynced(fd: number, bytes: Uint8Array): Promise<void> {
-  writer ??= new DiskThread();
-  await writer.run([{ fd, bytes }]);
 }
 
 /**

@@ -1,6 +1,5 @@
 import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
-import { appendSynced } from './disk-thread.js';
 
 interface Waiter {
   resolve: () => void;
@@ -64,10 +63,11 @@ export class JournalFile {
     this.waiters = [];
     try {
       this.handle ??= await open(this.filePath, 'a', 0o600);
-      // Write and fdatasync in one message to the disk thread, batched with whatever
-      // other journals and segment files are waiting for the disk (issue 16); the handle is
-      // closed only between flushes (replaceWithTail, close run on the same chain).
-      await appendSynced(this.handle.fd, Buffer.from(lines.join(''), 'utf8'));
+      // On the thread pool, not the disk thread: a journal line is on request paths (an upload's
+      // record, an attach), and there a wait behind the disk thread's batch of segment fsyncs
+      // cost more than the two round trips it saves.
+      await this.handle.write(lines.join(''));
+      await this.handle.datasync();
       this.tail?.push(...lines);
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {

@@ -1,15 +1,15 @@
-import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendSynced, readWholeFile, writeNewFilesSynced } from '../../../src/store/disk-thread.js';
+import { readWholeFile, writeNewFilesSynced } from '../../../src/store/disk-thread.js';
 
 const folder = await mkdtemp(path.join(tmpdir(), 'igw-synced-write-'));
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-describe('the disk thread: writeNewFilesSynced, appendSynced, readWholeFile', () => {
+describe('the disk thread: writeNewFilesSynced, readWholeFile', () => {
   it('creates every file of every concurrent call whole, mode 0600, and resolves each call', async () => {
     // 40 calls at once: the first goes out alone, the rest wait and go out as one batch.
     const calls = Array.from({ length: 40 }, (_, call) =>
@@ -49,29 +49,6 @@ describe('the disk thread: writeNewFilesSynced, appendSynced, readWholeFile', ()
     await expect(writeNewFilesSynced([{ path: path.join(folder, 'no-such-folder', 'x'), bytes: Buffer.from('x') }])).rejects.toMatchObject({ code: 'ENOENT' });
     await writeNewFilesSynced([{ path: path.join(folder, 'next'), bytes: Buffer.from('next') }]);
     expect(await readFile(path.join(folder, 'next'), 'utf8')).toBe('next');
-  });
-
-  it('appends to open files in call order, batched with new files, and a descriptor open only for reading fails alone', async () => {
-    const first = await open(path.join(folder, 'first.jsonl'), 'a', 0o600);
-    const second = await open(path.join(folder, 'second.jsonl'), 'a', 0o600);
-    await writeFile(path.join(folder, 'read-only.jsonl'), 'kept\n');
-    const readOnly = await open(path.join(folder, 'read-only.jsonl'), 'r');
-    const calls: Array<Promise<void>> = [];
-    for (let line = 0; line < 30; line += 1) {
-      calls.push(appendSynced(first.fd, Buffer.from(`first ${line}\n`)));
-      calls.push(appendSynced(second.fd, Buffer.from(`second ${line}\n`)));
-      if (line === 10) calls.push(writeNewFilesSynced([{ path: path.join(folder, 'among'), bytes: Buffer.from('among') }]));
-    }
-    const failed = appendSynced(readOnly.fd, Buffer.from('lost\n'));
-    await Promise.all(calls);
-    await expect(failed).rejects.toMatchObject({ code: 'EBADF' });
-    await readOnly.close();
-    expect(await readFile(path.join(folder, 'read-only.jsonl'), 'utf8')).toBe('kept\n');
-    await first.close();
-    await second.close();
-    expect(await readFile(path.join(folder, 'first.jsonl'), 'utf8')).toBe(Array.from({ length: 30 }, (_, line) => `first ${line}\n`).join(''));
-    expect(await readFile(path.join(folder, 'second.jsonl'), 'utf8')).toBe(Array.from({ length: 30 }, (_, line) => `second ${line}\n`).join(''));
-    expect(await readFile(path.join(folder, 'among'), 'utf8')).toBe('among');
   });
 
   it('reads whole files, concurrently with writes; a missing one rejects with ENOENT', async () => {
