@@ -3,7 +3,7 @@ import { echoableHeaderValue } from '../http/header-value.js';
 import type { CallLog } from '../http/request-call.js';
 import { checkChatCapabilities, resolveTarget, type ChatPlan, type InferenceScope, type Served } from '../inference/index.js';
 import type { ChatRequest } from '../translate/chat/types.js';
-import { inlineImageUrls } from './shared/inline-images.js';
+import { inlineImageUrls, type InlineImageOptions } from './shared/inline-images.js';
 import { parseOpenRequest } from './validation/parse.js';
 import { IgnoredParams } from './shared/ignored-params.js';
 import { applyBlueprintFields } from '../blueprints/chat.js';
@@ -104,15 +104,7 @@ export async function prepareChat(scope: InferenceScope, env: ChatSurfaceEnv, ra
   checkChatCapabilities(target.resolved.id, target.resolved.model, request);
   // Spec: image URLs are fetched and re-encoded server side (SSRF rules in net/safe-fetch), after
   // the vision check so a model without vision is refused before anything is fetched.
-  request = await inlineImageUrls(request, {
-    allowPrivate: server.allow_private_urls,
-    maxBytes: server.image_fetch_max_bytes,
-    timeoutMs: server.image_fetch_timeout_ms,
-    // Read only when the request has image URLs to fetch: no AbortSignal is made otherwise.
-    get signal() {
-      return scope.signal;
-    },
-  });
+  request = await inlineImageUrls(request, new ScopedImageOptions(server, scope));
   return { ...prepared, plan: { target, request, outputGuard: shaped.outputGuard } };
 }
 
@@ -126,3 +118,26 @@ export function reportIgnored(call: { headers?: Record<string, string>; log: Cal
   prepared.ignored.report(call);
 }
 
+/**
+ * The image fetch settings for one request. A class, not a literal with a getter: V8 keeps such a
+ * literal as a slow dictionary object, one per request (issue 18, what survives a scavenge). The
+ * scope's AbortSignal is made only when read, i.e. when the request has image URLs to fetch.
+ */
+class ScopedImageOptions implements InlineImageOptions {
+  readonly allowPrivate: boolean;
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+
+  constructor(
+    server: Config['server'],
+    private readonly scope: InferenceScope,
+  ) {
+    this.allowPrivate = server.allow_private_urls;
+    this.maxBytes = server.image_fetch_max_bytes;
+    this.timeoutMs = server.image_fetch_timeout_ms;
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+}
