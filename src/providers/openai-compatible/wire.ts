@@ -133,16 +133,44 @@ export type UpstreamEmbeddingsResponse = z.output<typeof upstreamEmbeddingsRespo
 const nullish = (value: unknown): boolean => value === undefined || value === null;
 const stringOrNullish = (value: unknown): boolean => nullish(value) || typeof value === 'string';
 
+/** z.number() refuses Infinity, which JSON.parse makes of `1e999`. */
+const countOrNullish = (value: unknown): boolean => nullish(value) || Number.isFinite(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A details object (`prompt_tokens_details`, `completion_tokens_details`) whose one count igw reads is a number or absent. */
+function isPlainDetails(value: unknown, field: string): boolean {
+  return nullish(value) || (isPlainObject(value) && countOrNullish(value[field]));
+}
+
 /**
- * The shape nearly every stream event has (text deltas, role, finish): checked by hand, because
- * running the full schema on each of hundreds of events per response costs more than all the
- * other per-event work together. For such a payload the schema's output carries exactly the
- * fields the normalizer reads, unchanged, so the payload is used as it is.
+ * A usage object whose every field igw reads is already what the schema would make of it: counts
+ * that are numbers or absent, details objects (or absent). The final usage chunk of nearly every
+ * stream has this shape; the schema ran on it once per streamed response (issue 18 item 3).
+ * Unknown keys stay on the object, but normalizeUsage reads only the declared ones.
+ */
+function isPlainUsage(value: unknown): boolean {
+  if (nullish(value)) return true;
+  if (!isPlainObject(value)) return false;
+  return (
+    countOrNullish(value['prompt_tokens']) &&
+    countOrNullish(value['completion_tokens']) &&
+    countOrNullish(value['total_tokens']) &&
+    countOrNullish(value['prompt_cache_hit_tokens']) &&
+    isPlainDetails(value['prompt_tokens_details'], 'cached_tokens') &&
+    isPlainDetails(value['completion_tokens_details'], 'reasoning_tokens')
+  );
+}
+
+/**
+ * The shape nearly every stream event has (text deltas, role, finish, a plain usage object):
+ * checked by hand, because running the full schema on each of hundreds of events per response
+ * costs more than all the other per-event work together. For such a payload the schema's output
+ * carries exactly the fields the normalizer reads, unchanged, so the payload is used as it is.
  */
 function isPlainTextChunk(payload: unknown): payload is UpstreamChatChunk {
   if (payload === null || typeof payload !== 'object') return false;
   const chunk = payload as Record<string, unknown>;
-  if (!nullish(chunk['usage']) || !nullish(chunk['x_groq']) || chunk['error'] !== undefined) return false;
+  if (!isPlainUsage(chunk['usage']) || !nullish(chunk['x_groq']) || chunk['error'] !== undefined) return false;
   if (!stringOrNullish(chunk['id']) || !stringOrNullish(chunk['model']) || !stringOrNullish(chunk['object']) || !stringOrNullish(chunk['system_fingerprint'])) return false;
   if (!nullish(chunk['created']) && typeof chunk['created'] !== 'number') return false;
   const choices = chunk['choices'];
