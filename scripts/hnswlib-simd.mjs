@@ -9,9 +9,11 @@
 // Linux on x64 only. Nothing here can fail the install: any failure keeps the stock addon, which
 // is replaced only by a build that loaded and answered like it (one rename).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { acceptFloat32Queries } from './hnswlib-patches/float32-queries.mjs';
+import { adviseHugePages } from './hnswlib-patches/huge-pages.mjs';
 
 const FLAGS = '-march=native';
 
@@ -51,7 +53,9 @@ function rebuild() {
   try {
     cpSync(path.join(packageDir, 'binding.gyp'), path.join(work, 'binding.gyp'));
     cpSync(path.join(packageDir, 'src'), path.join(work, 'src'), { recursive: true });
-    const typedQueries = acceptFloat32Queries(path.join(work, 'src', 'addon.cc'));
+    // Source patches (scripts/hnswlib-patches/), each applied whole or not at all.
+    const typedQueries = acceptFloat32Queries(path.join(work, 'src'));
+    const hugePages = adviseHugePages(path.join(work, 'src'));
     const built = spawnSync(process.execPath, [nodeGyp, 'rebuild', `--nodedir=${nodeDir}`], { cwd: work, env: { ...process.env, CXXFLAGS: `${process.env.CXXFLAGS ?? ''} ${FLAGS}` }, encoding: 'utf8' });
     const candidate = path.join(work, 'build', 'Release', 'addon.node');
     if (built.status !== 0 || !existsSync(candidate)) skip(`build failed: ${(built.stderr ?? '').trim().split('\n').pop()}`);
@@ -82,46 +86,9 @@ function rebuild() {
       if (typed.status !== 0 || typed.stdout !== expected.stdout) skip('the host build did not answer a Float32Array query like an Array one');
     }
     renameSync(candidate, stock);
-    console.log(`hnswlib-node: addon rebuilt with ${FLAGS}${typedQueries ? ', taking Float32Array queries' : ''}`);
+    const patched = [typedQueries && 'taking Float32Array queries', hugePages && 'its graph on huge pages'].filter(Boolean);
+    console.log(`hnswlib-node: addon rebuilt with ${FLAGS}${patched.map((patch) => `, ${patch}`).join('')}`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-/**
- * Lets HierarchicalNSW.searchKnn take its query as a Float32Array besides an Array: the stock
- * addon reads an Array element by element through N-API (two calls per component, ~28–31 µs of the
- * index thread per 384-dimension search, issue 16), a Float32Array is one copy. The index thread
- * (hnsw-worker-source.ts) hands it the search message's Float32 query when this build takes it.
- * Edits the copy being built; false (and no edit) when the source is not the one this expects.
- */
-function acceptFloat32Queries(file) {
-  const source = readFileSync(file, 'utf8');
-  const owner = source.indexOf('class HierarchicalNSW');
-  if (owner < 0) return false;
-  const start = source.indexOf('Napi::Value searchKnn', owner);
-  const end = start < 0 ? -1 : source.indexOf('Napi::Value getIdsList', start);
-  if (end < 0) return false;
-  const edits = [
-    [
-      'if (!info[0].IsArray()) {',
-      'const bool typed = info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;\n    if (!info[0].IsArray() && !typed) {',
-    ],
-    [
-      'Napi::Array arr = info[0].As<Napi::Array>();\n    if (arr.Length() != dim_) {',
-      'const size_t length = typed ? info[0].As<Napi::Float32Array>().ElementLength() : info[0].As<Napi::Array>().Length();\n    if (length != dim_) {',
-    ],
-    ['std::to_string(arr.Length())', 'std::to_string(length)'],
-    [
-      'for (uint32_t i = 0; i < dim_; i++) {\n      Napi::Value val = arr[i];\n      vec[i] = val.As<Napi::Number>().FloatValue();\n    }',
-      'if (typed) {\n      const float* query = info[0].As<Napi::Float32Array>().Data();\n      std::copy(query, query + dim_, vec.begin());\n    } else {\n      Napi::Array arr = info[0].As<Napi::Array>();\n      for (uint32_t i = 0; i < dim_; i++) {\n        Napi::Value val = arr[i];\n        vec[i] = val.As<Napi::Number>().FloatValue();\n      }\n    }',
-    ],
-  ];
-  let method = source.slice(start, end);
-  for (const [before, after] of edits) {
-    if (method.split(before).length !== 2) return false;
-    method = method.replace(before, after);
-  }
-  writeFileSync(file, source.slice(0, start) + method + source.slice(end));
-  return true;
 }

@@ -1,8 +1,9 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { DirectorySync } from '../store/directory-sync.js';
 import { readWholeFile } from '../store/disk-thread.js';
 
 /**
@@ -26,9 +27,18 @@ export interface FileBytes {
   removeOrphans(known: (id: string) => boolean): Promise<void>;
 }
 
-/** Sealed blobs under `<data dir>/files/<id>`, written to `<id>.part` and renamed once complete and synced. */
+/**
+ * Sealed blobs under `<data dir>/files/<id>`. Every way in (streamed, held in memory, adopted
+ * temp file) resolves only once the bytes and the folder entry are on disk: the caller writes the
+ * file's record next (fdatasync'ed in the journal), and a power loss must not leave a record
+ * whose bytes are missing or short.
+ */
 export class DataDirFileBytes implements FileBytes {
-  constructor(private readonly folder: string) {}
+  private readonly folderSync: DirectorySync;
+
+  constructor(private readonly folder: string) {
+    this.folderSync = new DirectorySync(folder);
+  }
 
   private blobPath(id: string): string {
     return path.join(this.folder, id);
@@ -40,25 +50,34 @@ export class DataDirFileBytes implements FileBytes {
     try {
       await pipeline(sealed, out, ...(signal ? ([{ signal }] as const) : []));
       await rename(partPath, this.blobPath(id));
+      await this.folderSync.sync();
     } catch (error) {
       await rm(partPath, { force: true });
       throw error;
     }
   }
 
-  adopt(id: string, sealedPath: string): Promise<void> {
-    return rename(sealedPath, this.blobPath(id));
+  /** The upload endpoint's temp file is written unsynced (most temp files are thrown away): synced here. */
+  async adopt(id: string, sealedPath: string): Promise<void> {
+    const temp = await open(sealedPath, 'r');
+    try {
+      await temp.sync();
+    } finally {
+      await temp.close();
+    }
+    await rename(sealedPath, this.blobPath(id));
+    await this.folderSync.sync();
   }
 
   /**
-   * Created under its final name in one writeFile (open, write, close; not synced, like the temp
-   * file it replaces). A crash midway leaves bytes no record names yet: removeOrphans clears them
-   * at the next start. Not through the disk thread: an upload waits for this, and there it would
-   * wait behind a batch of segment fsyncs.
+   * Created under its final name in one writeFile (open, write, fsync, close). A crash midway
+   * leaves bytes no record names yet: removeOrphans clears them at the next start. Not through the
+   * disk thread: an upload waits for this, and there it would wait behind a batch of segment fsyncs.
    */
   async writeSealed(id: string, sealed: Buffer): Promise<void> {
     try {
-      await writeFile(this.blobPath(id), sealed, { flag: 'wx', mode: 0o600 });
+      await writeFile(this.blobPath(id), sealed, { flag: 'wx', mode: 0o600, flush: true });
+      await this.folderSync.sync();
     } catch (error) {
       await rm(this.blobPath(id), { force: true });
       throw error;
