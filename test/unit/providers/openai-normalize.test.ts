@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { normalizeChatResponse, normalizeEmbeddings, normalizeUsage } from '../../../src/providers/openai-compatible/normalize.js';
 import { ChunkNormalizer } from '../../../src/providers/openai-compatible/normalize-stream.js';
-import { upstreamChatChunkSchema } from '../../../src/providers/openai-compatible/wire.js';
+import { upstreamChatChunkSchema, upstreamChatResponseSchema } from '../../../src/providers/openai-compatible/wire.js';
 import { decodeSse } from '../../../src/providers/sse-decode.js';
 import type { ChatChunk, ChatUsage } from '../../../src/translate/chat/types.js';
 import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../../helpers/recorded.js';
@@ -471,5 +471,57 @@ describe('stream chunks read without the schema (wire.ts fast path)', () => {
       ...usages.map((usage) => ({ ...base, usage })),
       ...usages.map((usage) => ({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage })),
     ]);
+  });
+});
+
+describe('whole answers read without the schema (wire.ts fast path)', () => {
+  const files = [...listRecorded('openai-chat', '.json'), ...listRecorded('openai-compatible', '.json')];
+
+  /** The hub answer (or the error code) for the body as sent and as the full schema reads it: they must be the same. */
+  function sameAsSchema(body: unknown): void {
+    const run = (input: unknown) => {
+      try {
+        return { response: normalizeChatResponse(input, fallbacks) };
+      } catch (error) {
+        return { error: (error as GatewayError).code };
+      }
+    };
+    const parsed = upstreamChatResponseSchema.safeParse(body);
+    // An in-body error is classified from the body as sent, whichever path read it.
+    const expected = parsed.success && parsed.data.error == null ? run(parsed.data) : run(body);
+    expect(run(body), JSON.stringify(body)).toEqual(expected);
+    if (!parsed.success) expect(run(body)).toEqual({ error: 'INFERENCE_3105' });
+  }
+
+  for (const file of files) it(`${file}: the same hub answer as through the schema`, () => sameAsSchema(readRecordedJson(file)));
+
+  it('odd shapes read as the schema reads them', () => {
+    const message = { role: 'assistant', content: 'Hi' };
+    const base = { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+    const variants: unknown[] = [
+      base,
+      { ...base, extra: { nested: true }, system_fingerprint: 'fp', service_tier: 'default' },
+      { ...base, created: 'yesterday' },
+      { ...base, id: 7 },
+      { ...base, model: null, system_fingerprint: 3 },
+      { ...base, usage: { prompt_tokens: '3', completion_tokens: 1 } },
+      { ...base, usage: null },
+      { ...base, error: null },
+      { ...base, choices: [{ index: -1, message, finish_reason: 'stop' }] },
+      { ...base, choices: [{ index: 0.5, message, finish_reason: 'stop' }] },
+      { ...base, choices: [{ message: { role: 'assistant', content: [{ type: 'text', text: 'Hi' }] }, finish_reason: 'end_turn' }] },
+      { ...base, choices: [{ index: 0, message: { content: '', reasoning: 'think', refusal: null }, finish_reason: null }] },
+      { ...base, choices: [{ index: 0, message: { content: 1 }, finish_reason: 'stop' }] },
+      { ...base, choices: [{ index: 0, message: [], finish_reason: 'stop' }] },
+      { ...base, choices: [{ index: 0, message, finish_reason: 5 }] },
+      { ...base, choices: [{ index: 0, message, finish_reason: 'stop', logprobs: { content: [] } }] },
+      { ...base, choices: [{ index: 0, message: { ...message, tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] },
+      { ...base, choices: [{ index: 0, message: { ...message, tool_calls: [{ id: 5, function: { name: 'f', arguments: { a: 1 } } }] }, finish_reason: 'tool_calls' }] },
+      { ...base, choices: [] },
+      { ...base, choices: null },
+      [],
+      'text',
+    ];
+    for (const body of variants) sameAsSchema(body);
   });
 });
