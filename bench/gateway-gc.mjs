@@ -72,8 +72,10 @@ try {
       const scavenges = lines.filter((line) => / gc=s /.test(line));
       const pause = scavenges.reduce((sum, line) => sum + field(line, 'pause'), 0);
       const promoted = lines.reduce((sum, line) => sum + field(line, 'promoted'), 0);
+      // Bytes allocated between GCs: unlike CPU time, barely moved by what else the machine runs.
+      const allocated = lines.reduce((sum, line) => sum + field(line, 'allocated'), 0);
       const count = Math.max(1, scavenges.length);
-      console.log(`${name} ${buildRoot}: ${requests} requests; ${scavenges.length} scavenges (one per ${(requests / count).toFixed(0)} requests, mean pause ${(pause / count).toFixed(2)} ms); ${lines.length - scavenges.length} other GCs; promoted ${(promoted / requests / 1024).toFixed(2)} KB per request`);
+      console.log(`${name} ${buildRoot}: ${requests} requests; ${scavenges.length} scavenges (one per ${(requests / count).toFixed(0)} requests, mean pause ${(pause / count).toFixed(2)} ms); ${lines.length - scavenges.length} other GCs; promoted ${(promoted / requests / 1024).toFixed(2)} KB per request; allocated ${(allocated / requests / 1024).toFixed(1)} KB per request`);
     }
   }
 } finally {

@@ -16,11 +16,15 @@ export function formatResetDuration(milliseconds: number): string {
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    'x-ratelimit-limit-requests': String(state.limit),
-    'x-ratelimit-remaining-requests': String(state.remaining),
-    'x-ratelimit-reset-requests': formatResetDuration(state.resetMs),
-  };
+  return setRateLimitHeaders({}, state);
+}
+
+/** The same headers set on a request's own header record (the server's: no object in between). */
+export function setRateLimitHeaders(headers: Record<string, string>, state: RateLimitState): Record<string, string> {
+  headers['x-ratelimit-limit-requests'] = String(state.limit);
+  headers['x-ratelimit-remaining-requests'] = String(state.remaining);
+  headers['x-ratelimit-reset-requests'] = formatResetDuration(state.resetMs);
+  return headers;
 }
 
 /**

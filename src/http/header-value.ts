@@ -62,6 +62,35 @@ export function writeHeadSafely(response: ServerResponse, status: number, header
 }
 
 /**
+ * writeHeadSafely for the usual head: the exchange's headers, then the answer's own (content type,
+ * length, ...), handed to writeHead as one flat name/value list, so no merged header object is
+ * built per response (issue 18 item 3). The head is the one `{ ...headers, ...own }` would give:
+ * a name already in `headers` keeps its place and takes the answer's value.
+ */
+export function writeHeadWith(response: ServerResponse, status: number, headers: Readonly<Record<string, string>>, own: ReadonlyArray<string | number>): void {
+  const flat: Array<string | number> = [];
+  let placed = 0;
+  for (const name in headers) {
+    let at = 0;
+    while (at < own.length && own[at] !== name) at += 2;
+    if (at >= own.length) flat.push(name, headers[name]!);
+    else {
+      flat.push(name, own[at + 1]!);
+      placed |= 1 << (at >> 1);
+    }
+  }
+  for (let at = 0; at < own.length; at += 2) if ((placed & (1 << (at >> 1))) === 0) flat.push(own[at]!, own[at + 1]!);
+  try {
+    response.writeHead(status, flat as unknown as OutgoingHttpHeaders);
+  } catch (error) {
+    if (response.headersSent) throw error;
+    const merged: OutgoingHttpHeaders = {};
+    for (let at = 0; at < flat.length; at += 2) merged[flat[at] as string] = flat[at + 1];
+    response.writeHead(status, validHeaders(merged));
+  }
+}
+
+/**
  * `content-disposition: attachment` for a client-chosen file name (RFC 8187 encoding). A name with
  * a lone surrogate (valid in JSON, not in UTF-8) would make encodeURIComponent throw: it is made
  * well-formed first.

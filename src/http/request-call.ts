@@ -90,8 +90,8 @@ class CallScope implements InferenceScope {
   }
 }
 
-/** What the server knows of a request once it is authenticated and its body read. */
-export type RequestCallFields = Omit<RequestCall, 'signal'>;
+/** What the server knows of a request once it is authenticated and its body read (the query still unparsed). */
+export type RequestCallFields = Omit<RequestCall, 'signal' | 'query'> & { search: string };
 
 /**
  * The RequestCall the server hands an endpoint. A class for the same reason as CallScope: the
@@ -103,7 +103,6 @@ export class LiveRequestCall implements RequestCall {
   readonly response: ServerResponse;
   readonly requestId: string;
   readonly params: Record<string, string>;
-  readonly query: URLSearchParams;
   readonly principal: Principal;
   readonly account: AccountRecord;
   readonly planName: string;
@@ -113,6 +112,8 @@ export class LiveRequestCall implements RequestCall {
   readonly headers: Record<string, string>;
   readonly log: CallLog;
   readonly timing: CallTiming;
+  private readonly search: string;
+  private parsedQuery: URLSearchParams | undefined = undefined;
 
   constructor(fields: RequestCallFields) {
     this.app = fields.app;
@@ -120,7 +121,7 @@ export class LiveRequestCall implements RequestCall {
     this.response = fields.response;
     this.requestId = fields.requestId;
     this.params = fields.params;
-    this.query = fields.query;
+    this.search = fields.search;
     this.principal = fields.principal;
     this.account = fields.account;
     this.planName = fields.planName;
@@ -135,6 +136,12 @@ export class LiveRequestCall implements RequestCall {
   /** Made on first read (util/caller-abort.ts): most endpoints hand down `abort` instead. */
   get signal(): AbortSignal {
     return this.abort.signal;
+  }
+
+  /** Parsed on first read: the hot endpoints (chat, embeddings) take no query parameters. */
+  get query(): URLSearchParams {
+    this.parsedQuery ??= new URLSearchParams(this.search);
+    return this.parsedQuery;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { writeHeadSafely } from './header-value.js';
+import { writeHeadWith } from './header-value.js';
 
 /** Writes a JSON response with the standard headers (request id, rate limits, extras). */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -8,15 +8,11 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 
 /** The same for a body already serialised (a caller that splices upstream bytes into its answer). */
 export function sendJsonText(response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  writeHeadSafely(response, status, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
+  writeHeadWith(response, status, headers, ['content-type', 'application/json; charset=utf-8', 'content-length', Buffer.byteLength(text)]);
   response.end(text);
 }
 
 export function sendText(response: ServerResponse, status: number, text: string, contentType: string, headers: Record<string, string> = {}): void {
-  writeHeadSafely(response, status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+  writeHeadWith(response, status, headers, ['content-type', contentType, 'content-length', Buffer.byteLength(text)]);
   response.end(text);
 }

@@ -1,28 +1,21 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { AppContext } from '../app/context.js';
 import { authenticate } from '../auth/authenticate.js';
-import { rateLimitHeaders } from '../auth/rate-limit.js';
+import { setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requireScope } from '../auth/scopes.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { renderError, type ErrorDialect } from '../errors/render.js';
 import { BodyTooLargeError, readJsonBody } from './body.js';
 import { checkHost, corsHeaders } from './guards.js';
-import { LiveRequestCall, overheadMs, type CallLog, type CallTiming, type RequestCall } from './request-call.js';
+import { Exchange, ExchangeResponse } from './exchange.js';
+import { LiveRequestCall, overheadMs, type CallLog, type CallTiming } from './request-call.js';
 import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
 import { PUBLIC_ROUTES, type GatewayRoute } from './routes.js';
 import { requestLogEntry } from '../inference/log.js';
 import { CallerAbort } from '../util/caller-abort.js';
-
-/** What the one 'close' listener of an exchange runs besides the in-flight count (set as the request goes). */
-interface Exchange {
-  /** Aborted when the client goes away before the answer is finished. */
-  abort: CallerAbort | undefined;
-  /** Writes the request-log line once the answer is over. */
-  finish: (() => void) | undefined;
-}
 
 export interface RunningServer {
   server: Server;
@@ -42,25 +35,37 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   let drained: (() => void) | null = null;
   app.activity.watchInFlight(() => inFlight);
 
-  const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+  // One 'close' listener, one 'error' listener each, shared by every exchange: they find the
+  // exchange through `this` (the response), so nothing is allocated per request to listen
+  // (issue 18 item 3). A close does three things: the in-flight count, the client-gone abort, the
+  // request-log line of an answer that was still leaving when its handler returned.
+  function exchangeClosed(this: ExchangeResponse): void {
+    const exchange = this.exchange;
+    if (exchange === undefined) return;
+    this.exchange = undefined;
+    inFlight -= 1;
+    if (draining && inFlight === 0) drained?.();
+    if (exchange.abort !== undefined && !this.writableFinished) exchange.abort.abort(new Error('client disconnected'));
+    if (exchange.logOnClose) writeLogLine(exchange, this.statusCode);
+  }
+  // Containment (issue 14): an 'error' on either stream (a reset socket, a write after end)
+  // ends that one exchange; with no listener Node would rethrow it and stop the process.
+  function ignoreRequestError(): void {}
+  function responseFailed(this: ServerResponse, error: Error): void {
+    app.logger.warn('response stream failed', { error: String(error) });
+    this.destroy();
+  }
+
+  const server = createServer<typeof IncomingMessage, typeof ExchangeResponse>({ keepAliveTimeout: 65_000, ServerResponse: ExchangeResponse }, (request, response) => {
     inFlight += 1;
-    // One 'close' listener per exchange does the three things a close means (in-flight count,
-    // the client-gone abort, the request-log line) instead of three once-wrappers (issue 18 item 3).
-    const exchange: Exchange = { abort: undefined, finish: undefined };
-    response.once('close', () => {
-      inFlight -= 1;
-      if (draining && inFlight === 0) drained?.();
-      if (exchange.abort !== undefined && !response.writableFinished) exchange.abort.abort(new Error('client disconnected'));
-      exchange.finish?.();
-    });
-    // Containment (issue 14): an 'error' on either stream (a reset socket, a write after end)
-    // ends that one exchange; with no listener Node would rethrow it and stop the process.
-    request.on('error', () => undefined);
-    response.on('error', (error) => {
-      app.logger.warn('response stream failed', { error: String(error) });
-      response.destroy();
-    });
-    handle(request, response, exchange).catch((error: unknown) => failSafe(response, error, 'gateway', {}));
+    const arrivedAt = app.clock.now();
+    const requestId = app.ids.next('req_');
+    const target = splitTarget(request.url);
+    response.exchange = new Exchange(arrivedAt, requestId, { 'x-request-id': requestId }, target.pathname);
+    response.on('close', exchangeClosed);
+    request.on('error', ignoreRequestError);
+    response.on('error', responseFailed);
+    handle(request, response, response.exchange, target.search).catch((error: unknown) => failSafe(response, error, 'gateway', {}));
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -97,21 +102,11 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
     if (header !== undefined && acceptedHosts.size < 64) acceptedHosts.add(header);
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse, exchange: Exchange): Promise<void> {
-    const startedAt = app.clock.now();
-    const requestId = app.ids.next('req_');
-    const headers: Record<string, string> = { 'x-request-id': requestId };
-    let dialect: ErrorDialect = 'gateway';
-    let call: RequestCall | undefined;
-    let routePath: string | null = null;
-    // Known once the key is: a request refused after that (429, 403) is still logged with its key.
-    let identity: LoggedIdentity | undefined;
-    const log: CallLog = {};
-    const timing: CallTiming = { startedAt: performance.now(), upstreamMs: 0 };
+  async function handle(request: IncomingMessage, response: ExchangeResponse, exchange: Exchange, search: string): Promise<void> {
+    const { requestId, headers, endpoint: pathname } = exchange;
     try {
       checkHostOnce(request);
-      Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
-      const url = splitTarget(request.url);
+      if (request.headers.origin !== undefined) Object.assign(headers, corsHeaders(request, app.config.server.cors_origins));
       if (request.method === 'OPTIONS' && request.headers.origin !== undefined) {
         writeHeadSafely(response, 204, {
           ...headers,
@@ -123,25 +118,26 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
         return;
       }
       if (draining) throw new GatewayError('SYSTEM_9003');
-      const publicHandler = PUBLIC_ROUTES[`${request.method} ${url.pathname}`];
+      const publicHandler = PUBLIC_ROUTES[`${request.method} ${pathname}`];
       if (publicHandler !== undefined) return await publicHandler(response, headers, app.metrics);
-      const match = router.match(request.method ?? 'GET', url.pathname);
-      if (match.kind === 'not_found') throw new GatewayError('RESOURCE_5404', `No endpoint at ${request.method} ${url.pathname}. The API lives under /v1 (e.g. POST /v1/chat/completions).`);
+      const match = router.match(request.method ?? 'GET', pathname);
+      if (match.kind === 'not_found') throw new GatewayError('RESOURCE_5404', `No endpoint at ${request.method} ${pathname}. The API lives under /v1 (e.g. POST /v1/chat/completions).`);
       if (match.kind === 'method_not_allowed') {
         headers['allow'] = match.allowed.join(', ');
-        throw new GatewayError('RESOURCE_5405', `${request.method} is not allowed on ${url.pathname}; use ${match.allowed.join(' or ')}.`);
+        throw new GatewayError('RESOURCE_5405', `${request.method} is not allowed on ${pathname}; use ${match.allowed.join(' or ')}.`);
       }
       const route = match.route;
-      dialect = route.dialect;
-      routePath = route.path;
+      exchange.dialect = route.dialect;
+      exchange.endpoint = route.path;
       const principal = authenticate(request.headers, app.store.keys, app.clock.now());
-      identity = { keyId: principal.keyId, account: principal.account };
+      exchange.keyId = principal.keyId;
+      exchange.account = principal.account;
       const account = app.store.accounts.get(principal.account);
       if (account === undefined) throw new GatewayError('AUTH_1008', `Invalid API key: its account "${principal.account}" no longer exists.`);
       const { name: planName, plan } = app.ledger.plan(account);
       const limited = app.rateLimiter.take(principal.keyId, plan.requests_per_minute, app.clock.now());
       // In memory the answer is immediate (no promise, no await); with Redis it is a round trip.
-      Object.assign(headers, rateLimitHeaders(limited instanceof Promise ? await limited : limited));
+      setRateLimitHeaders(headers, limited instanceof Promise ? await limited : limited);
       if (route.scope !== null) requireScope(principal.scopes, route.scope);
       // Spec "Authentication" §7: vector stores also need the key's vault access flag.
       if (route.vault === true && !principal.vaultAccess) throw new GatewayError('AUTH_1016');
@@ -149,40 +145,28 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
       // The client-gone abort: an AbortSignal is made only for an endpoint that reads `signal`.
       const abort = new CallerAbort();
       exchange.abort = abort;
-      call = new LiveRequestCall({
-        app,
-        request,
-        response,
-        requestId,
-        params: match.params,
-        query: url.searchParams,
-        principal,
-        account,
-        planName,
-        plan,
-        body,
-        abort,
-        headers,
-        log,
-        timing,
-      });
-      await route.handler(call);
+      await route.handler(
+        new LiveRequestCall({ app, request, response, requestId, params: match.params, search, principal, account, planName, plan, body, abort, headers, log: exchange.log, timing: exchange }),
+      );
     } catch (error) {
-      writeError(response, error, dialect, headers, request, log, timing);
+      writeError(response, error, exchange.dialect, headers, request, exchange.log, exchange);
     } finally {
-      const finish = () => {
-        try {
-          const now = app.clock.now();
-          const caller = { keyId: call?.principal.keyId ?? identity?.keyId ?? null, account: call?.account.id ?? identity?.account ?? null };
-          const entry = requestLogEntry(now, requestId, routePath ?? splitTarget(request.url).pathname, caller, log, response.statusCode, now - startedAt);
-          app.store.requestLog.append(entry);
-          app.activity.recordRequest(entry);
-        } catch (error) {
-          app.logger.error('request log append failed', { request_id: requestId, error: String(error) });
-        }
-      };
-      if (response.writableFinished || response.destroyed) finish();
-      else exchange.finish = finish;
+      // An answer still leaving (a stream's last bytes, a slow reader) is logged when it closes.
+      if (response.writableFinished || response.destroyed) writeLogLine(exchange, response.statusCode);
+      else exchange.logOnClose = true;
+    }
+  }
+
+  /** The request-log line of a finished exchange, and its report to the dashboard feed. */
+  function writeLogLine(exchange: Exchange, status: number): void {
+    exchange.logOnClose = false;
+    try {
+      const now = app.clock.now();
+      const entry = requestLogEntry(now, exchange.requestId, exchange.endpoint, exchange, exchange.log, status, now - exchange.arrivedAt);
+      app.store.requestLog.append(entry);
+      app.activity.recordRequest(entry);
+    } catch (error) {
+      app.logger.error('request log append failed', { request_id: exchange.requestId, error: String(error) });
     }
   }
 
@@ -275,12 +259,6 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
   };
 }
 
-/** Who a request was, when it got as far as presenting a valid key. */
-interface LoggedIdentity {
-  keyId: string;
-  account: string;
-}
-
 /** The answer to a request Node's HTTP parser refused, written straight to the socket. */
 function malformedRequestAnswer(parserCode: string | undefined, requestId: string): string {
   if (parserCode === 'HPE_HEADER_OVERFLOW') {
@@ -321,17 +299,18 @@ function describe(value: unknown): string {
 }
 
 /**
- * Path and query of the request target. Origin-form targets ("/v1/x?y") are split by hand, which
- * costs far less than a full URL parse per request; anything else goes through URL.
+ * Path and query string of the request target. Origin-form targets ("/v1/x?y") are split by hand,
+ * which costs far less than a full URL parse per request; anything else goes through URL. The
+ * query is parsed only when an endpoint reads it (LiveRequestCall.query).
  */
-function splitTarget(target: string | undefined): { pathname: string; searchParams: URLSearchParams } {
+function splitTarget(target: string | undefined): { pathname: string; search: string } {
   const raw = target ?? '/';
   if (!raw.startsWith('/')) {
     // Absolute-form or odd targets: one that is no URL at all routes nowhere (404), not a throw.
-    if (!URL.canParse(raw, 'http://gateway.local')) return { pathname: raw, searchParams: new URLSearchParams() };
+    if (!URL.canParse(raw, 'http://gateway.local')) return { pathname: raw, search: '' };
     const url = new URL(raw, 'http://gateway.local');
-    return { pathname: url.pathname, searchParams: url.searchParams };
+    return { pathname: url.pathname, search: url.search };
   }
   const question = raw.indexOf('?');
-  return question === -1 ? { pathname: raw, searchParams: new URLSearchParams() } : { pathname: raw.slice(0, question), searchParams: new URLSearchParams(raw.slice(question + 1)) };
+  return question === -1 ? { pathname: raw, search: '' } : { pathname: raw.slice(0, question), search: raw.slice(question + 1) };
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { writeHeadSafely } from './header-value.js';
+import { writeHeadWith } from './header-value.js';
 
 /**
  * Server-sent events writer: framing, backpressure (awaits 'drain'), and a comment heartbeat so
@@ -17,12 +17,7 @@ export class SseWriter {
   ) {}
 
   open(headers: Record<string, string>): void {
-    writeHeadSafely(this.response, 200, {
-      ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    });
+    writeHeadWith(this.response, 200, headers, ['content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'x-accel-buffering', 'no']);
     // No flushHeaders(): the stream opens once the first upstream chunk is in hand, so the head
     // leaves together with it in one write.
     this.heartbeat = setInterval(() => {
@@ -49,7 +44,7 @@ export class SseWriter {
     this.pending.push(event === undefined ? `data: ${payload}\n\n` : `event: ${event}\ndata: ${payload}\n\n`);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      process.nextTick(() => this.flush());
+      process.nextTick(flushWriter, this);
     }
     return this.response.writableNeedDrain ? this.drained() : undefined;
   }
@@ -63,7 +58,8 @@ export class SseWriter {
     return this.send(text.includes('\n') || text.includes('\r') ? text.split(/\r\n|\r|\n/).join('\ndata: ') : text, event);
   }
 
-  private flush(): void {
+  /** Joins and writes the events queued this tick (also the next tick's callback: see flushWriter). */
+  flush(): void {
     this.flushScheduled = false;
     if (this.pending.length === 0 || this.response.destroyed || this.response.writableEnded) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
@@ -90,4 +86,9 @@ export class SseWriter {
     this.flush();
     this.response.end();
   }
+}
+
+/** The next-tick callback of every writer (the writer passed as its argument): no closure per flush. */
+function flushWriter(writer: SseWriter): void {
+  writer.flush();
 }

@@ -6,6 +6,7 @@ import { DataKeyError } from '../../crypto/data-key.js';
 import { DataDirLockedError } from '../../store/lock.js';
 import type { RequestLogPort } from '../../store/repositories.js';
 import { warmTokenizer } from '../../tokens/tokenizer.js';
+import { writesNowhere } from '../../util/discarded-output.js';
 import { loadCliConfig, resolveDataDir, type GlobalOptions } from '../global-options.js';
 import { printInfo, printResult } from '../output.js';
 import { RequestLines } from '../request-lines.js';
@@ -67,8 +68,9 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         }
         throw error;
       }
-      // Plain mode: one JSON line per request (and per upstream failure) on stderr.
-      const requestLines = logTail === null ? new RequestLines((id) => gateway.app.activity.keyLabel(id)) : null;
+      // Plain mode: one JSON line per request (and per upstream failure) on stderr, unless stderr
+      // is the null device: then nobody reads them and they are not built at all.
+      const requestLines = logTail === null && !writesNowhere(2) ? new RequestLines((id) => gateway.app.activity.keyLabel(id)) : null;
       if (requestLines !== null) gateway.app.activity.onRequest((entry) => requestLines.record(entry));
       let stopping = false;
       stop = (signal: string) => {

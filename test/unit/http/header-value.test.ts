@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { attachmentDisposition, echoableHeaderValue, echoableList, validHeaders, writeHeadSafely } from '../../../src/http/header-value.js';
+import { attachmentDisposition, echoableHeaderValue, echoableList, validHeaders, writeHeadSafely, writeHeadWith } from '../../../src/http/header-value.js';
 
 describe('echoableHeaderValue', () => {
   it.each([
@@ -90,6 +90,59 @@ describe('writeHeadSafely', () => {
         expect(answer.headers.get('x-bad')).toBeNull();
         expect(await answer.text()).toBe('done');
       }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('writeHeadWith', () => {
+  /** The raw head lines (name, value, in order; Date left out) a server answers `path` with. */
+  async function rawHead(port: number, path: string): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      const outgoing = httpRequest({ host: '127.0.0.1', port, path }, (answer) => {
+        answer.resume();
+        const raw = answer.rawHeaders;
+        const lines: string[] = [];
+        for (let at = 0; at < raw.length; at += 2) if (raw[at]!.toLowerCase() !== 'date') lines.push(`${raw[at]}: ${raw[at + 1]}`);
+        answer.on('end', () => resolve([String(answer.statusCode), ...lines]));
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  }
+
+  const cases: Record<string, { headers: Record<string, string>; own: Array<string | number> }> = {
+    plain: { headers: { 'x-request-id': 'req_1', 'x-ratelimit-limit-requests': '60' }, own: ['content-type', 'application/json', 'content-length', 4] },
+    // A name the exchange's headers already hold keeps its place and takes the answer's value.
+    overridden: { headers: { 'x-request-id': 'req_2', 'content-type': 'text/plain', vary: 'Origin' }, own: ['content-type', 'application/json', 'content-length', 4] },
+    // A value that happens to equal a header name is not taken for one.
+    valueLikeName: { headers: { 'x-request-id': 'req_3', no: 'yes' }, own: ['x-accel-buffering', 'no', 'content-length', 4] },
+    none: { headers: {}, own: ['content-length', 4] },
+    invalid: { headers: { 'x-request-id': 'req_4', 'x-bad': 'line\nbreak' }, own: ['content-length', 4] },
+  };
+
+  it('writes the head a spread of the two would, in the same order, without the invalid header', async () => {
+    const server = createServer((request, response) => {
+      const [kind, name] = request.url!.slice(1).split('/') as [string, string];
+      const { headers, own } = cases[name]!;
+      if (kind === 'flat') writeHeadWith(response, 200, headers, own);
+      else {
+        const merged: Record<string, string | number> = { ...headers };
+        for (let at = 0; at < own.length; at += 2) merged[own[at] as string] = own[at + 1]!;
+        writeHeadSafely(response, 200, merged);
+      }
+      response.end('done');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const name of Object.keys(cases)) {
+        const flat = await rawHead(port, `/flat/${name}`);
+        expect(flat).toEqual(await rawHead(port, `/spread/${name}`));
+        expect(flat.some((line) => line.startsWith('x-bad'))).toBe(false);
+      }
+      expect(await rawHead(port, '/flat/overridden')).toEqual(['200', 'x-request-id: req_2', 'content-type: application/json', 'vary: Origin', 'content-length: 4', 'Connection: keep-alive', 'Keep-Alive: timeout=5']);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
