@@ -15,6 +15,7 @@ import path from 'node:path';
 import { acceptFloat32Queries } from './hnswlib-patches/float32-queries.mjs';
 import { adviseHugePages } from './hnswlib-patches/huge-pages.mjs';
 import { acceptRangeFilters } from './hnswlib-patches/range-filter.mjs';
+import { scoreSparseQueriesSparsely } from './hnswlib-patches/sparse-queries.mjs';
 import { answerTypedQueriesTyped } from './hnswlib-patches/typed-results.mjs';
 
 const FLAGS = '-march=native';
@@ -58,13 +59,14 @@ function rebuild() {
     // Source patches (scripts/hnswlib-patches/), each applied whole or not at all.
     const typedQueries = acceptFloat32Queries(path.join(work, 'src'));
     const typedAnswers = typedQueries && answerTypedQueriesTyped(path.join(work, 'src'));
+    const sparseQueries = typedQueries && scoreSparseQueriesSparsely(path.join(work, 'src'));
     const rangeFilters = acceptRangeFilters(path.join(work, 'src'));
     const hugePages = adviseHugePages(path.join(work, 'src'));
     const built = spawnSync(process.execPath, [nodeGyp, 'rebuild', `--nodedir=${nodeDir}`], { cwd: work, env: { ...process.env, CXXFLAGS: `${process.env.CXXFLAGS ?? ''} ${FLAGS}` }, encoding: 'utf8' });
     const candidate = path.join(work, 'build', 'Release', 'addon.node');
     if (built.status !== 0 || !existsSync(candidate)) skip(`build failed: ${(built.stderr ?? '').trim().split('\n').pop()}`);
     // The same small index through both builds, in a child (an instruction the CPU lacked would end it, not this install).
-    const probe = (addon, query = '', filter = '') =>
+    const probe = (addon, query = '', filter = '', distances = false) =>
       spawnSync(
         process.execPath,
         [
@@ -77,7 +79,11 @@ function rebuild() {
            for (let label = 0; label < 500; label += 1) index.addPoint(Array.from({ length: 64 }, next), label);
            index.setEf(64);
            const answers = [];
-           for (let query = 0; query < 20; query += 1) answers.push(index.searchKnn(${query}(Array.from({ length: 64 }, next)), 10${filter}).neighbors.join(','));
+           for (let query = 0; query < 20; query += 1) {
+             const { neighbors, distances } = index.searchKnn(${query}(Array.from({ length: 64 }, next)), 10${filter});
+             answers.push(Array.from(neighbors).join(','));
+             if (${distances}) answers.push(Buffer.from(Float32Array.from(distances).buffer).toString('hex'));
+           }
            console.log(answers.join(';'));`,
         ],
         { encoding: 'utf8' },
@@ -89,6 +95,15 @@ function rebuild() {
       const typed = probe(candidate, 'Float32Array.from');
       if (typed.status !== 0 || typed.stdout !== expected.stdout) skip('the host build did not answer a Float32Array query like an Array one');
     }
+    if (sparseQueries) {
+      // One query component in eight nonzero: the typed query takes the sparse path, the Array one the
+      // stock kernel; same neighbours and distances bit for bit (printed as float32 bytes).
+      const sparse = (typed) =>
+        probe(candidate, `((values) => ${typed ? 'Float32Array.from' : 'Array.from'}(values, (value, column) => (column % 8 === 3 ? value : 0)))`, '', true);
+      const byKernel = sparse(false);
+      const bySparse = sparse(true);
+      if (byKernel.status !== 0 || bySparse.status !== 0 || bySparse.stdout !== byKernel.stdout) skip('the host build did not score a sparse query like its kernel');
+    }
     if (rangeFilters) {
       // Labels 0–2, 10–12, 20–22, …: as a function through the stock build, as (start, count) pairs through this one.
       const byFunction = probe(stock, '', ', (label) => label % 10 < 3');
@@ -99,6 +114,7 @@ function rebuild() {
     const patched = [
       typedQueries && 'taking Float32Array queries',
       typedAnswers && 'answering them with typed arrays',
+      sparseQueries && 'scoring sparse ones by their nonzero columns',
       rangeFilters && 'filtering by label ranges natively',
       hugePages && 'its graph on huge pages',
     ].filter(Boolean);

@@ -117,7 +117,10 @@ function reply(id, outcome) {
 // The stock hnswlib-node takes the query as a plain Array, read element by element through N-API
 // (~30 µs at 384 dimensions): then one Array per dimension count is reused. The addon
 // scripts/hnswlib-simd.mjs builds also takes a Float32Array, copied at once: the search message's
-// own query goes in as it is (issue 16: every µs of this thread is a search's).
+// own query goes in as it is (issue 16: every µs of this thread is a search's). That build also
+// scores such a query by its nonzero columns when it has few (local-embed's short queries; the
+// same distances bit for bit: scripts/hnswlib-patches/sparse-queries.mjs) and answers it with
+// typed arrays.
 const points = new Map();
 const typedQueries = takesFloat32Queries();
 // That build also filters by the search message's label ranges itself (a binary search in C++ per

@@ -103,6 +103,29 @@ describe('the HNSW query as it reaches hnswlib', () => {
     expect(() => index.searchKnn(new Float32Array(DIMENSIONS - 1) as unknown as number[], 5)).toThrow(/expected 384, but got 383/);
   });
 
+  it.skipIf(!takesFloat32Queries())('gets the same neighbours and distances, bit for bit, for a sparse query however it is scored', () => {
+    // A Float32Array query with few nonzero components is scored by those columns alone where the
+    // build does that (scripts/hnswlib-patches/sparse-queries.mjs), an Array one by hnswlib's kernel.
+    const index = new HierarchicalNSW('cosine', DIMENSIONS);
+    index.initIndex({ maxElements: 3_000, m: 16, efConstruction: 100, randomSeed: 100 });
+    for (let label = 0; label < 3_000; label += 1) index.addPoint(vector(label), label);
+    index.markDelete(40);
+    index.setEf(64);
+    const accepts = (label: number): boolean => label % 3 !== 0;
+    for (let seed = 7_000; seed < 7_040; seed += 1) {
+      // 1 to 120 nonzero columns (over a quarter of 384 goes back to the kernel), negative and positive.
+      const dense = vector(seed);
+      const nonzero = 1 + ((seed * 37) % 120);
+      const query = Float32Array.from(dense, (value, column) => ((column * 7919 + seed) % DIMENSIONS < nonzero ? value : 0));
+      for (const filter of [undefined, accepts]) {
+        const byKernel = index.searchKnn(Array.from(query), 30, filter);
+        const typed = index.searchKnn(query as unknown as number[], 30, filter);
+        expect(Array.from(typed.neighbors)).toEqual(byKernel.neighbors);
+        expect(Array.from(typed.distances)).toEqual(byKernel.distances);
+      }
+    }
+  });
+
   it.skipIf(!takesRangeFilters())('walks the same with label ranges as with the function that accepts the same labels', () => {
     const index = new HierarchicalNSW('cosine', DIMENSIONS);
     index.initIndex({ maxElements: 3_000, m: 16, efConstruction: 100, randomSeed: 100 });
