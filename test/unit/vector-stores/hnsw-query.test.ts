@@ -46,6 +46,16 @@ function takesRangeFilters(): boolean {
   }
 }
 
+/** 3,000 points at the store's parameters (M 16, efConstruction 100, ef 64), one of them deleted (the walk's non-bare path). */
+function walkedGraph(deleted: number): InstanceType<typeof HierarchicalNSW> {
+  const index = new HierarchicalNSW('cosine', DIMENSIONS);
+  index.initIndex({ maxElements: 3_000, m: 16, efConstruction: 100, randomSeed: 100 });
+  for (let label = 0; label < 3_000; label += 1) index.addPoint(vector(label), label);
+  index.markDelete(deleted);
+  index.setEf(64);
+  return index;
+}
+
 /** kB of transparent huge pages this process holds. */
 function hugePagesKb(): number {
   return Number(/AnonHugePages:\s+(\d+) kB/.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'))?.[1] ?? 0);
@@ -106,11 +116,7 @@ describe('the HNSW query as it reaches hnswlib', () => {
   it.skipIf(!takesFloat32Queries())('gets the same neighbours and distances, bit for bit, for a sparse query however it is scored', () => {
     // A Float32Array query with few nonzero components is scored by those columns alone where the
     // build does that (scripts/hnswlib-patches/sparse-queries.mjs), an Array one by hnswlib's kernel.
-    const index = new HierarchicalNSW('cosine', DIMENSIONS);
-    index.initIndex({ maxElements: 3_000, m: 16, efConstruction: 100, randomSeed: 100 });
-    for (let label = 0; label < 3_000; label += 1) index.addPoint(vector(label), label);
-    index.markDelete(40);
-    index.setEf(64);
+    const index = walkedGraph(40);
     const accepts = (label: number): boolean => label % 3 !== 0;
     for (let seed = 7_000; seed < 7_040; seed += 1) {
       // 1 to 120 nonzero columns (over a quarter of 384 goes back to the kernel), negative and positive.
@@ -127,11 +133,7 @@ describe('the HNSW query as it reaches hnswlib', () => {
   });
 
   it.skipIf(!takesRangeFilters())('walks the same with label ranges as with the function that accepts the same labels', () => {
-    const index = new HierarchicalNSW('cosine', DIMENSIONS);
-    index.initIndex({ maxElements: 3_000, m: 16, efConstruction: 100, randomSeed: 100 });
-    for (let label = 0; label < 3_000; label += 1) index.addPoint(vector(label), label);
-    index.markDelete(17);
-    index.setEf(64);
+    const index = walkedGraph(17);
     // From one label to all but a few, in runs of several sizes (the boundaries are where a binary search slips).
     const rangeSets = [
       [5, 1],
