@@ -43,6 +43,14 @@ static float SparseInnerProductDistance(const void* /* dense query: unused */, c
   return 1.0f - (high + low);
 }
 
+// Whether the index scores with the kernel SparseInnerProductDistance reproduces (a build without
+// AVX-512 has no such kernel: every query keeps the stock path there).
+#if defined(USE_AVX512)
+static bool scoresWithAvx512InnerProduct(hnswlib::DISTFUNC<float> distance) { return distance == hnswlib::InnerProductDistanceSIMD16ExtAVX512; }
+#else
+static bool scoresWithAvx512InnerProduct(hnswlib::DISTFUNC<float>) { return false; }
+#endif
+
 // Swaps the index's distance for the sparse one for one search (the index thread makes every call
 // on this index, one at a time), restored however the search ends.
 class SparseDistanceScope {
@@ -70,7 +78,7 @@ const SEARCH_BEFORE = `    std::priority_queue<std::pair<float, size_t>> knn =
 
 const SEARCH_AFTER = `    // Up to a quarter of the columns nonzero, on the AVX-512 inner product at a multiple of 16 dimensions.
     SparseQuery sparse;
-    if (typed && dim_ % 16 == 0 && index_->fstdistfunc_ == hnswlib::InnerProductDistanceSIMD16ExtAVX512) {
+    if (typed && dim_ % 16 == 0 && scoresWithAvx512InnerProduct(index_->fstdistfunc_)) {
       for (uint32_t i = 0; i < dim_ && sparse.columns.size() <= dim_ / 4; i++) {
         if (vec[i] != 0.0f) {
           sparse.columns.push_back(i);
