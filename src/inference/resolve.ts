@@ -2,10 +2,10 @@ import type { ResolvedModel } from '../catalog/catalog.js';
 import type { ModelType } from '../config/schema.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { CallContext, ProviderAdapter } from '../providers/types.js';
-import { routeKey } from '../routing/health.js';
 import { selectRoutes, type CandidateRoute, type RouteOrder, type RoutingPreset } from '../routing/select.js';
 import { preflightBalance } from './preflight.js';
 import type { InferenceScope } from './scope.js';
+import { targetCacheOf } from './target-cache.js';
 
 /** Per-model facts every adapter call of this target carries (CallContext hints). */
 export type ModelHints = Pick<CallContext, 'maxOutputTokens' | 'reasoning'>;
@@ -17,15 +17,13 @@ export interface Target {
   hints: ModelHints;
 }
 
-/** Whether the model reasons (reasoning_type or capabilities.reasoning), for hints and surfaces. */
-export function modelReasons(resolved: ResolvedModel): boolean {
-  return resolved.model.reasoning_type !== 'non_reasoning' || resolved.model.capabilities.reasoning === true;
-}
+export { modelReasons } from './target-cache.js';
 
 /**
  * Stages "resolve" and "preflight (balances)": the model as the plan sees it, its routes ranked
  * with the live route health (DESIGN §2), then the payer's balance — everything that must pass
- * before anything goes upstream. Logs the requested model name.
+ * before anything goes upstream. Logs the requested model name. What depends only on config,
+ * plan and model is one lookup (target-cache.ts); the live health is consulted on every call.
  */
 export function resolveTarget(
   scope: InferenceScope,
@@ -34,14 +32,16 @@ export function resolveTarget(
   routing: { order?: RouteOrder; preset?: RoutingPreset | undefined } = {},
 ): Target {
   const { deps } = scope;
-  const resolved = deps.catalog.resolve(requestedModel, scope.plan, scope.planName, types);
+  const known = targetCacheOf(deps.catalog, deps.config.providers).lookup(requestedModel, scope.plan, scope.planName, types, routing);
+  const resolved = known.resolved;
   scope.log.model = resolved.requested;
-  const candidates = selectRoutes(resolved.model, resolved.flavor, deps.config.providers, {
-    ...routing,
-    health: deps.routeHealth.snapshotOf(resolved.model.routes.map((route) => routeKey({ providerId: route.provider, route }))),
-  });
+  // No route cooling and no latency ranking: the live order is the cached one.
+  const candidates =
+    known.byLatency || deps.routeHealth.anyCoolingDown(known.keys)
+      ? selectRoutes(resolved.model, resolved.flavor, deps.config.providers, { ...routing, health: deps.routeHealth.snapshotOf(known.keys) })
+      : known.ranked;
   preflightBalance(scope);
-  return { resolved, candidates, hints: { maxOutputTokens: resolved.model.max_output_tokens, reasoning: modelReasons(resolved) } };
+  return { resolved, candidates, hints: known.hints };
 }
 
 /**

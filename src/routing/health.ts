@@ -136,6 +136,22 @@ export class RouteHealth {
     record.latencyMs = record.latencyMs === undefined ? sample : alpha * sample + (1 - alpha) * record.latencyMs;
   }
 
+  /**
+   * Whether any of these routes is cooling down now: when none is, ranking by priority, price or
+   * carbon gives the order it gives with no health at all, so a cached ranking stands (a
+   * per-request snapshot would only be built to change nothing).
+   */
+  anyCoolingDown(keys: readonly string[]): boolean {
+    let now: number | undefined;
+    for (const key of keys) {
+      const record = this.records.get(key);
+      if (record === undefined || record.cooldownEndsAt === 0) continue;
+      now ??= this.clock.now();
+      if (record.cooldownEndsAt > now) return true;
+    }
+    return false;
+  }
+
   /** The current state of every route seen so far, as frozen plain data. */
   snapshot(): HealthSnapshot {
     return this.snapshotOf(this.records.keys());

@@ -1,11 +1,18 @@
+/** A committed file's labels: start, start + 1, … start + count − 1 are its chunks, in order. */
+export interface LabelRange {
+  fileId: string;
+  start: number;
+  count: number;
+}
+
 /**
  * A store's committed files by label range, as flat typed arrays: label → file slot is a binary
  * search over one Int32Array of range starts. The same search over an array of range objects read
  * a scattered object at each of its ~17 steps: on the 100,000-file store (one chunk per file) each
  * hit of a search missed the cache there, ~10% of the event loop per search (issue 16).
  *
- * Slot i is the i-th committed file by start label (StoreData's `ranges`, which this mirrors:
- * appended at commit, removed at removal). Each slot also carries one search-side memo (`tag`),
+ * Slot i is the i-th committed file by start label (appended at commit, removed at removal): the
+ * store's one record of its ranges (StoreData keeps no other copy). Each slot also carries one search-side memo (`tag`),
  * stamped with the version it was resolved at, which moves with its slot: search.ts keeps a file's
  * record there so a search resolves it once per file, not by two string-keyed Map lookups per hit.
  * And one filter result per slot (`passed`), stamped with the search that computed it and kept
@@ -22,7 +29,8 @@ export class LabelTable {
   private filterResults: Uint8Array;
   private size = 0;
 
-  constructor(ranges: ReadonlyArray<{ start: number; count: number; fileId: string }> = []) {
+  /** `ranges` sorted by start (labels only grow: a store's commits append in that order). */
+  constructor(ranges: readonly LabelRange[] = []) {
     const capacity = Math.max(16, ranges.length);
     this.starts = new Int32Array(capacity);
     this.counts = new Int32Array(capacity);
@@ -80,6 +88,34 @@ export class LabelTable {
       }
     }
     return found !== -1 && label < starts[found]! + this.counts[found]! ? found : -1;
+  }
+
+  /**
+   * The slot of `fileId`'s range, which starts at `start`; -1 when there is none. A range of no
+   * chunks shares its start with the next file's range, so the match is by file id among the
+   * ranges of that start, never the first slot found there.
+   */
+  slotOfFile(start: number, fileId: string): number {
+    const starts = this.starts;
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (starts[middle]! < start) low = middle + 1;
+      else high = middle;
+    }
+    for (let slot = low; slot < this.size && starts[slot] === start; slot += 1) if (this.fileIds[slot] === fileId) return slot;
+    return -1;
+  }
+
+  /** The ranges as objects, in slot order: a copy, for the passes over the whole store at open (a search reads the arrays). */
+  ranges(): LabelRange[] {
+    return Array.from({ length: this.size }, (_, slot) => ({ fileId: this.fileIds[slot]!, start: this.starts[slot]!, count: this.counts[slot]! }));
+  }
+
+  /** The file ids in slot order (a copy). */
+  fileIdList(): string[] {
+    return this.fileIds.slice(0, this.size);
   }
 
   fileId(slot: number): string {

@@ -1,16 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Bm25Index, type LexicalScores } from './bm25-index.js';
+import type { LabelRange } from './label-table.js';
 import { lexicalTerms } from './lexical-terms.js';
 import type { Sealer } from './sealer.js';
 import { writePartsAtomic } from './snapshot-file.js';
-
-/** A committed file's labels, as the store's manifest records them. */
-export interface LabelRange {
-  fileId: string;
-  start: number;
-  count: number;
-}
 
 export interface LexicalIndexOptions {
   folder: string;

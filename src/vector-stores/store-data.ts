@@ -7,7 +7,7 @@ import { writeNewFilesSynced, type NewFile } from '../store/disk-thread.js';
 import type { CommitTurn } from './commit-turns.js';
 import { HnswIndex, type Neighbor } from './hnsw-index.js';
 import type { LexicalScores } from './bm25-index.js';
-import { LabelTable } from './label-table.js';
+import { LabelTable, type LabelRange } from './label-table.js';
 import { LexicalIndex } from './lexical-index.js';
 import type { Sealer } from './sealer.js';
 import { ChunkReader } from './chunk-reader.js';
@@ -177,9 +177,10 @@ export class StoreData {
   private lexical!: LexicalIndex;
   /** Mean unit vector of a spread of live chunks (the noise level of a query); null after any change. */
   private sample: Float32Array | null = null;
-  /** Committed files by start label, for label → file lookups. */
-  private ranges: Array<{ start: number; count: number; fileId: string }> = [];
-  /** The same ranges as typed arrays, for the label → file lookups of searches (label-table.ts); kept with `ranges`. */
+  /**
+   * Committed files by start label, as typed arrays (label-table.ts): the label → file lookups of
+   * searches, and the one record of the ranges (appended at commit, removed at removal).
+   */
   readonly fileTable: LabelTable;
   private chunkCount = 0;
   /** Points added or deleted since the last index snapshot. */
@@ -205,9 +206,9 @@ export class StoreData {
     textBudget: TextBudget,
   ) {
     this.texts = new ChunkTexts(textBudget);
-    this.ranges = [...manifest.values()].map((entry) => ({ fileId: entry.id, start: entry.start, count: entry.count })).sort((left, right) => left.start - right.start);
-    this.chunkCount = this.ranges.reduce((sum, range) => sum + range.count, 0);
-    this.fileTable = new LabelTable(this.ranges);
+    const ranges: LabelRange[] = [...manifest.values()].map((entry) => ({ fileId: entry.id, start: entry.start, count: entry.count })).sort((left, right) => left.start - right.start);
+    this.chunkCount = ranges.reduce((sum, range) => sum + range.count, 0);
+    this.fileTable = new LabelTable(ranges);
   }
 
   /** Opens (or creates) a store folder and makes index and manifest agree. */
@@ -222,7 +223,7 @@ export class StoreData {
     try {
       await data.removeOrphanSegments();
       await data.loadIndex();
-      data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.ranges, readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
+      data.lexical = await LexicalIndex.open({ folder, storeId, sealer, ranges: data.fileTable.ranges(), readTexts: async (fileId) => (await data.chunks(fileId)).map((chunk) => chunk.text) });
     } catch (error) {
       data.texts.clear(); // texts read for the lexical index go back to the process's budget
       throw error;
@@ -256,25 +257,6 @@ export class StoreData {
 
   hasFile(fileId: string): boolean {
     return this.manifest.has(fileId);
-  }
-
-  /**
-   * Position of `fileId`'s range, which starts at `start` (ranges are sorted by start). A range of
-   * no chunks shares its start with the next file's range, so the match is by file id among the
-   * ranges of that start, never the first range found there.
-   */
-  private rangeIndex(start: number, fileId: string): number {
-    let low = 0;
-    let high = this.ranges.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (this.ranges[middle]!.start < start) low = middle + 1;
-      else high = middle;
-    }
-    for (let position = low; position < this.ranges.length && this.ranges[position]!.start === start; position += 1) {
-      if (this.ranges[position]!.fileId === fileId) return position;
-    }
-    return -1;
   }
 
   private indexPath(): string {
@@ -316,7 +298,7 @@ export class StoreData {
       index = null; // no snapshot yet (or a torn one): rebuilt from the sealed vectors below
     }
     const present = new Set(index === null ? [] : await index.labels());
-    const missing = this.ranges.filter((range) => range.count > 0 && !present.has(range.start));
+    const missing = this.fileTable.ranges().filter((range) => range.count > 0 && !present.has(range.start));
     index ??= HnswIndex.create(dimensions, Math.max(1024, this.liveChunks));
     // Labels of files that were removed after the snapshot was taken.
     const deleted = (await index.markDeleted([...present].filter((label) => this.fileAt(label) === undefined))) > 0;
@@ -350,7 +332,8 @@ export class StoreData {
    */
   private fillCopy(): void {
     const labels: number[] = [];
-    for (const range of this.ranges) for (let offset = 0; offset < range.count; offset += 1) labels.push(range.start + offset);
+    const table = this.fileTable;
+    for (let slot = 0; slot < table.length; slot += 1) for (let offset = 0; offset < table.count(slot); offset += 1) labels.push(table.start(slot) + offset);
     this.copyFilled = (async () => {
       for (let at = 0; at < labels.length && !this.closed; at += FILL_BATCH) {
         await this.copyFromIndex(labels.slice(at, at + FILL_BATCH)).catch(() => undefined);
@@ -508,7 +491,6 @@ export class StoreData {
         ]);
         this.lexical.addFile(start, chunks.map((chunk) => chunk.text));
         // Labels only grow: the new range goes last.
-        this.ranges.push({ fileId, start, count: vectors.length });
         this.fileTable.append(start, vectors.length, fileId);
         this.sample = null;
         this.chunkCount += vectors.length;
@@ -547,11 +529,7 @@ export class StoreData {
     this.index?.markDeleted(labels).catch(() => undefined);
     this.lexical.removeLabels(entry.start, entry.count);
     await this.manifest.delete(fileId);
-    const position = this.rangeIndex(entry.start, fileId);
-    if (position !== -1) {
-      this.ranges.splice(position, 1);
-      this.fileTable.removeAt(position);
-    }
+    this.fileTable.removeAt(this.fileTable.slotOfFile(entry.start, fileId));
     this.sample = null;
     this.chunkCount -= entry.count;
     this.texts.drop(fileId);
@@ -654,7 +632,7 @@ export class StoreData {
    * per hit, as before issue 16).
    */
   private fillTexts(): void {
-    const fileIds = this.ranges.map((range) => range.fileId);
+    const fileIds = this.fileTable.fileIdList();
     this.textsFilled = (async () => {
       await this.holdTextImage();
       let at = 0;
@@ -818,12 +796,13 @@ export class StoreData {
     const live = this.liveChunks;
     const count = Math.min(64, live);
     const labels: number[] = [];
-    let rangeIndex = 0;
+    const table = this.fileTable;
+    let slot = 0;
     let before = 0;
     for (let row = 0; row < count; row += 1) {
       const position = Math.floor(((row + 0.5) * live) / count);
-      while (before + this.ranges[rangeIndex]!.count <= position) before += this.ranges[rangeIndex++]!.count;
-      labels.push(this.ranges[rangeIndex]!.start + position - before);
+      while (before + table.count(slot) <= position) before += table.count(slot++);
+      labels.push(table.start(slot) + position - before);
     }
     await this.copyFromIndex(labels);
     const mean = new Float32Array(this.manifest.meta.dimensions ?? 0);
@@ -865,7 +844,7 @@ export class StoreData {
   }
 
   /** Scores every chunk of the given files (their vectors decrypted once, then cached). */
-  private async exactSearch(query: readonly number[], k: number, ranges: ReadonlyArray<{ start: number; count: number; fileId: string }>): Promise<Neighbor[]> {
+  private async exactSearch(query: readonly number[], k: number, ranges: readonly LabelRange[]): Promise<Neighbor[]> {
     const unit = Float32Array.from(normalize(query));
     const dimensions = unit.length;
     const scored: Neighbor[] = [];

@@ -11,7 +11,7 @@ import {
 } from '../../translate/chat/types.js';
 import type { EmbeddingsResult } from '../types.js';
 import {
-  upstreamChatResponseSchema,
+  parseUpstreamResponse,
   upstreamEmbeddingsResponseSchema,
   type UpstreamLogprobs,
   type UpstreamToolCall,
@@ -107,7 +107,7 @@ export function normalizeArguments(value: unknown): string {
 
 /** Upstream `chat.completion` → hub ChatResponse. Throws INFERENCE_3105 on an unusable body. */
 export function normalizeChatResponse(body: unknown, fallbacks: NormalizeFallbacks): ChatResponse {
-  const parsed = upstreamChatResponseSchema.safeParse(body);
+  const parsed = parseUpstreamResponse(body);
   if (!parsed.success) throw unexpectedBody(fallbacks.providerId, 'chat completion', parsed.error);
   const upstream = parsed.data;
   // OpenRouter may answer 200 with an error object instead of choices.

@@ -133,38 +133,90 @@ export type UpstreamEmbeddingsResponse = z.output<typeof upstreamEmbeddingsRespo
 const nullish = (value: unknown): boolean => value === undefined || value === null;
 const stringOrNullish = (value: unknown): boolean => nullish(value) || typeof value === 'string';
 
+/** z.number() refuses Infinity, which JSON.parse makes of `1e999`. */
+const countOrNullish = (value: unknown): boolean => nullish(value) || Number.isFinite(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A details object (`prompt_tokens_details`, `completion_tokens_details`) whose one count igw reads is a number or absent. */
+function isPlainDetails(value: unknown, field: string): boolean {
+  return nullish(value) || (isPlainObject(value) && countOrNullish(value[field]));
+}
+
 /**
- * The shape nearly every stream event has (text deltas, role, finish): checked by hand, because
- * running the full schema on each of hundreds of events per response costs more than all the
- * other per-event work together. For such a payload the schema's output carries exactly the
- * fields the normalizer reads, unchanged, so the payload is used as it is.
+ * A usage object whose every field igw reads is already what the schema would make of it: counts
+ * that are numbers or absent, details objects (or absent). The final usage chunk of nearly every
+ * stream has this shape; the schema ran on it once per streamed response (issue 18 item 3).
+ * Unknown keys stay on the object, but normalizeUsage reads only the declared ones.
  */
-function isPlainTextChunk(payload: unknown): payload is UpstreamChatChunk {
-  if (payload === null || typeof payload !== 'object') return false;
-  const chunk = payload as Record<string, unknown>;
-  if (!nullish(chunk['usage']) || !nullish(chunk['x_groq']) || chunk['error'] !== undefined) return false;
-  if (!stringOrNullish(chunk['id']) || !stringOrNullish(chunk['model']) || !stringOrNullish(chunk['object']) || !stringOrNullish(chunk['system_fingerprint'])) return false;
-  if (!nullish(chunk['created']) && typeof chunk['created'] !== 'number') return false;
-  const choices = chunk['choices'];
+function isPlainUsage(value: unknown): boolean {
+  if (nullish(value)) return true;
+  if (!isPlainObject(value)) return false;
+  return (
+    countOrNullish(value['prompt_tokens']) &&
+    countOrNullish(value['completion_tokens']) &&
+    countOrNullish(value['total_tokens']) &&
+    countOrNullish(value['prompt_cache_hit_tokens']) &&
+    isPlainDetails(value['prompt_tokens_details'], 'cached_tokens') &&
+    isPlainDetails(value['completion_tokens_details'], 'reasoning_tokens')
+  );
+}
+
+/**
+ * Choices whose every field igw reads is already what the schema would make of it: an index that
+ * is a non-negative integer or absent, a string finish reason, no logprobs, and a `delta` (stream)
+ * or `message` (whole answer) of strings only — no tool calls, no content parts.
+ */
+function isPlainChoices(choices: unknown, body: 'delta' | 'message'): boolean {
   if (!Array.isArray(choices)) return false;
   for (const choice of choices as unknown[]) {
-    if (choice === null || typeof choice !== 'object') return false;
-    const entry = choice as Record<string, unknown>;
-    const index = entry['index'];
+    if (!isPlainObject(choice)) return false;
+    const index = choice['index'];
     if (!nullish(index) && !(typeof index === 'number' && Number.isInteger(index) && index >= 0)) return false;
-    if (!stringOrNullish(entry['finish_reason']) || !nullish(entry['logprobs'])) return false;
-    const delta = entry['delta'];
-    if (nullish(delta)) continue;
-    if (typeof delta !== 'object') return false;
-    const fields = delta as Record<string, unknown>;
-    if (!nullish(fields['tool_calls'])) return false;
+    if (!stringOrNullish(choice['finish_reason']) || !nullish(choice['logprobs'])) return false;
+    const fields = choice[body];
+    if (nullish(fields)) continue;
+    if (!isPlainObject(fields) || !nullish(fields['tool_calls'])) return false;
     for (const key of ['role', 'content', 'reasoning_content', 'reasoning', 'refusal']) if (!stringOrNullish(fields[key])) return false;
   }
   return true;
+}
+
+/** The top-level fields a chunk and a whole answer share, as the schema would read them (an `error` sends the body to the schema path). */
+function isPlainEnvelope(body: Record<string, unknown>): boolean {
+  return (
+    isPlainUsage(body['usage']) &&
+    nullish(body['error']) &&
+    stringOrNullish(body['id']) &&
+    stringOrNullish(body['model']) &&
+    stringOrNullish(body['system_fingerprint']) &&
+    countOrNullish(body['created'])
+  );
+}
+
+/**
+ * The shape nearly every stream event has (text deltas, role, finish, a plain usage object):
+ * checked by hand, because running the full schema on each of hundreds of events per response
+ * costs more than all the other per-event work together. For such a payload the schema's output
+ * carries exactly the fields the normalizer reads, unchanged, so the payload is used as it is.
+ */
+function isPlainTextChunk(payload: unknown): payload is UpstreamChatChunk {
+  if (!isPlainObject(payload) || payload['error'] !== undefined || !nullish(payload['x_groq']) || !stringOrNullish(payload['object'])) return false;
+  return isPlainEnvelope(payload) && isPlainChoices(payload['choices'], 'delta');
 }
 
 /** Schema parse of one stream event, with the hand-checked fast path for plain text chunks. */
 export function parseUpstreamChunk(payload: unknown): { success: true; data: UpstreamChatChunk } | { success: false; error: z.ZodError } {
   if (isPlainTextChunk(payload)) return { success: true, data: payload };
   return upstreamChatChunkSchema.safeParse(payload);
+}
+
+/** A whole text answer (no tool calls, logprobs or content parts): the same hand check, for the non-stream chat call. */
+function isPlainTextResponse(body: unknown): body is UpstreamChatResponse {
+  return isPlainObject(body) && isPlainEnvelope(body) && isPlainChoices(body['choices'], 'message');
+}
+
+/** Schema parse of a whole chat answer, with the hand-checked fast path for plain text answers (issue 18 item 3). */
+export function parseUpstreamResponse(body: unknown): { success: true; data: UpstreamChatResponse } | { success: false; error: z.ZodError } {
+  if (isPlainTextResponse(body)) return { success: true, data: body };
+  return upstreamChatResponseSchema.safeParse(body);
 }

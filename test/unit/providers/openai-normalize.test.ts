@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { normalizeChatResponse, normalizeEmbeddings, normalizeUsage } from '../../../src/providers/openai-compatible/normalize.js';
 import { ChunkNormalizer } from '../../../src/providers/openai-compatible/normalize-stream.js';
+import { upstreamChatChunkSchema, upstreamChatResponseSchema } from '../../../src/providers/openai-compatible/wire.js';
 import { decodeSse } from '../../../src/providers/sse-decode.js';
 import type { ChatChunk, ChatUsage } from '../../../src/translate/chat/types.js';
 import { listRecorded, payloadsFromChunksFile, readRecorded, readRecordedJson } from '../../helpers/recorded.js';
@@ -417,5 +418,110 @@ describe('normalizeEmbeddings over recorded responses', () => {
     const body = { data: [{ index: 1, embedding: [2] }, { index: 0, embedding: [1] }], usage: { prompt_tokens: 4 } };
     expect(normalizeEmbeddings(body, 2, 'acme')).toEqual({ vectors: [[1], [2]], promptTokens: 4 });
     expect(() => normalizeEmbeddings(body, 3, 'acme')).toThrow(GatewayError);
+  });
+});
+
+describe('stream chunks read without the schema (wire.ts fast path)', () => {
+  const streamFiles = ['openai-chat', 'openai-compatible'].flatMap((folder) => [...listRecorded(folder, '.sse'), ...listRecorded(folder, '.chunks.jsonl')]);
+
+  /** Each payload through a fresh normalizer as sent and as the full schema reads it: the chunks (or the error) must be the same. */
+  function sameAsSchema(payloads: unknown[]): void {
+    const direct = new ChunkNormalizer(fallbacks);
+    const viaSchema = new ChunkNormalizer(fallbacks);
+    for (const payload of payloads) {
+      const parsed = upstreamChatChunkSchema.safeParse(payload);
+      const run = (normalizer: ChunkNormalizer, input: unknown) => {
+        try {
+          return { chunks: normalizer.push(input) };
+        } catch (error) {
+          return { error: (error as GatewayError).code };
+        }
+      };
+      const expected = parsed.success ? run(viaSchema, parsed.data) : { error: 'INFERENCE_3105' };
+      expect(run(direct, payload), JSON.stringify(payload)).toEqual(expected);
+    }
+  }
+
+  for (const file of streamFiles) {
+    it(`${file}: the same hub chunks as through the schema`, async () => {
+      const { events } = await recordedEvents(file);
+      sameAsSchema(events.filter((event) => event.event !== 'error').map((event) => event.payload));
+    });
+  }
+
+  it('usage objects of every odd shape read as the schema reads them', () => {
+    const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [] };
+    const usages: unknown[] = [
+      { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+      { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 }, extra: 'x' },
+      { prompt_tokens: 12, completion_tokens: null, total_tokens: 20, prompt_cache_hit_tokens: 6 },
+      { prompt_tokens: '12', completion_tokens: 3, total_tokens: 15 },
+      { prompt_tokens: 12, completion_tokens: 3, total_tokens: Infinity },
+      { prompt_tokens: 12, completion_tokens: 3, prompt_tokens_details: [5] },
+      { prompt_tokens: 12, completion_tokens: 3, prompt_tokens_details: { cached_tokens: '5' } },
+      { prompt_tokens: 12, completion_tokens: 3, completion_tokens_details: 'none' },
+      { prompt_tokens: 12, completion_tokens: 3, completion_tokens_details: null, prompt_tokens_details: null },
+      [12, 3],
+      'usage',
+      null,
+      {},
+    ];
+    sameAsSchema([
+      { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
+      ...usages.map((usage) => ({ ...base, usage })),
+      ...usages.map((usage) => ({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage })),
+    ]);
+  });
+});
+
+describe('whole answers read without the schema (wire.ts fast path)', () => {
+  const files = [...listRecorded('openai-chat', '.json'), ...listRecorded('openai-compatible', '.json')];
+
+  /** The hub answer (or the error code) for the body as sent and as the full schema reads it: they must be the same. */
+  function sameAsSchema(body: unknown): void {
+    const run = (input: unknown) => {
+      try {
+        return { response: normalizeChatResponse(input, fallbacks) };
+      } catch (error) {
+        return { error: (error as GatewayError).code };
+      }
+    };
+    const parsed = upstreamChatResponseSchema.safeParse(body);
+    // An in-body error is classified from the body as sent, whichever path read it.
+    const expected = parsed.success && parsed.data.error == null ? run(parsed.data) : run(body);
+    expect(run(body), JSON.stringify(body)).toEqual(expected);
+    if (!parsed.success) expect(run(body)).toEqual({ error: 'INFERENCE_3105' });
+  }
+
+  for (const file of files) it(`${file}: the same hub answer as through the schema`, () => sameAsSchema(readRecordedJson(file)));
+
+  it('odd shapes read as the schema reads them', () => {
+    const message = { role: 'assistant', content: 'Hi' };
+    const base = { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+    const variants: unknown[] = [
+      base,
+      { ...base, extra: { nested: true }, system_fingerprint: 'fp', service_tier: 'default' },
+      { ...base, created: 'yesterday' },
+      { ...base, id: 7 },
+      { ...base, model: null, system_fingerprint: 3 },
+      { ...base, usage: { prompt_tokens: '3', completion_tokens: 1 } },
+      { ...base, usage: null },
+      { ...base, error: null },
+      { ...base, choices: [{ index: -1, message, finish_reason: 'stop' }] },
+      { ...base, choices: [{ index: 0.5, message, finish_reason: 'stop' }] },
+      { ...base, choices: [{ message: { role: 'assistant', content: [{ type: 'text', text: 'Hi' }] }, finish_reason: 'end_turn' }] },
+      { ...base, choices: [{ index: 0, message: { content: '', reasoning: 'think', refusal: null }, finish_reason: null }] },
+      { ...base, choices: [{ index: 0, message: { content: 1 }, finish_reason: 'stop' }] },
+      { ...base, choices: [{ index: 0, message: [], finish_reason: 'stop' }] },
+      { ...base, choices: [{ index: 0, message, finish_reason: 5 }] },
+      { ...base, choices: [{ index: 0, message, finish_reason: 'stop', logprobs: { content: [] } }] },
+      { ...base, choices: [{ index: 0, message: { ...message, tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] },
+      { ...base, choices: [{ index: 0, message: { ...message, tool_calls: [{ id: 5, function: { name: 'f', arguments: { a: 1 } } }] }, finish_reason: 'tool_calls' }] },
+      { ...base, choices: [] },
+      { ...base, choices: null },
+      [],
+      'text',
+    ];
+    for (const body of variants) sameAsSchema(body);
   });
 });

@@ -43,6 +43,28 @@ describe('the label table (label → file slot)', () => {
     }
   });
 
+  it('finds a file\'s slot by its start and id, among files without chunks starting at the same label', () => {
+    const table = new LabelTable([
+      { start: 0, count: 2, fileId: 'a' },
+      { start: 2, count: 0, fileId: 'empty-1' },
+      { start: 2, count: 0, fileId: 'empty-2' },
+      { start: 2, count: 3, fileId: 'b' },
+      { start: 5, count: 1, fileId: 'c' },
+    ]);
+    expect(['a', 'empty-1', 'empty-2', 'b', 'c'].map((fileId, slot) => table.slotOfFile(table.start(slot), fileId))).toEqual([0, 1, 2, 3, 4]);
+    expect(table.slotOfFile(2, 'c')).toBe(-1);
+    expect(table.slotOfFile(3, 'b')).toBe(-1);
+    table.removeAt(table.slotOfFile(2, 'b'));
+    expect(table.ranges()).toEqual([
+      { fileId: 'a', start: 0, count: 2 },
+      { fileId: 'empty-1', start: 2, count: 0 },
+      { fileId: 'empty-2', start: 2, count: 0 },
+      { fileId: 'c', start: 5, count: 1 },
+    ]);
+    expect(table.fileIdList()).toEqual(['a', 'empty-1', 'empty-2', 'c']);
+    expect([2, 3, 4, 5].map((label) => table.slotOf(label))).toEqual([-1, -1, -1, 3]);
+  });
+
   it('moves a memo down with its slot when an earlier file is removed, and drops the removed one', () => {
     const table = new LabelTable([
       { start: 0, count: 2, fileId: 'a' },
