@@ -1,6 +1,7 @@
 import type { AppContext } from '../app/context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { CallLog } from '../http/request-call.js';
+import type { CallerAbort } from '../util/caller-abort.js';
 import { embedTexts } from './embedder.js';
 import { acceptedFiles } from './accepted-files.js';
 import { parseFilter, type AttributeFilter } from './filters.js';
@@ -43,6 +44,8 @@ export interface SearchOutcome {
 
 export interface SearchOptions {
   signal?: AbortSignal;
+  /** The HTTP call's abort (util/caller-abort.ts): handed down instead of `signal`, its AbortSignal is made only if a stage needs one. */
+  abort?: CallerAbort;
   /** The HTTP call's request-log line, which then carries the query embedding's (and rerank's) cost. */
   log?: CallLog;
 }

@@ -22,7 +22,8 @@ export async function handleSearch(call: RequestCall): Promise<void> {
       ranking: resolveRankingOptions(body.ranking_options),
       ...(body.rewrite_query === undefined ? {} : { rewriteQuery: body.rewrite_query }),
     },
-    { signal: call.signal, log: call.log },
+    // The abort, not `call.signal`: reading that makes an AbortSignal, which the query embedding never needs.
+    { abort: call.abort, log: call.log },
   );
   sendJson(
     call.response,

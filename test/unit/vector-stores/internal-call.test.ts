@@ -7,6 +7,7 @@ import type { ProviderAdapter } from '../../../src/providers/types.js';
 import { RouteHealth } from '../../../src/routing/health.js';
 import type { AccountRecord, AccountRepository } from '../../../src/store/accounts.js';
 import type { RequestLogEntry } from '../../../src/store/request-log.js';
+import { CallerAbort } from '../../../src/util/caller-abort.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { EMBED_BATCH_SIZE, embedTexts } from '../../../src/vector-stores/embedder.js';
 import type { InternalCallDeps } from '../../../src/vector-stores/internal-call.js';
@@ -103,6 +104,32 @@ describe('the vector stores\' internal model calls run the pipeline', () => {
     expect(lines).toHaveLength(0);
     // 1 (caller) + 65 embedded + 3 reranked tokens; money summed exactly as decimals.
     expect(log).toMatchObject({ model: 'rr', provider: 'emb', route: 'emb/e-rerank', input_tokens: 69, eur: '68.5', paid_with: 'credits' });
+  });
+
+  it('hands the calling request\'s abort down to the provider: its signal (made when read) aborts with it', async () => {
+    const { deps } = fixture();
+    const seen: Array<{ abort: unknown; aborted: boolean }> = [];
+    const abort = new CallerAbort();
+    deps.providers = fakeProviders({
+      emb: {
+        embed: async (request, context) => {
+          seen.push({ abort: context.abort, aborted: context.signal.aborted });
+          abort.abort(new Error('client gone'));
+          seen.push({ abort: context.abort, aborted: context.signal.aborted });
+          return { vectors: request.input.map(() => [1]), promptTokens: 1 };
+        },
+      },
+    });
+    await embedTexts(deps, 'acct', 'vec', ['a'], { endpoint: '/v1/vector_stores/{vector_store_id}/search', abort, log: {} });
+    expect(seen).toEqual([
+      { abort, aborted: false },
+      { abort, aborted: true },
+    ]);
+    // Without a caller's abort or signal: a signal of its own, never aborted.
+    const alone: boolean[] = [];
+    deps.providers = fakeProviders({ emb: { embed: async (request, context) => (alone.push(context.signal.aborted), { vectors: request.input.map(() => [1]), promptTokens: 1 }) } });
+    await embedTexts(deps, 'acct', 'vec', ['a'], { endpoint: 'x' });
+    expect(alone).toEqual([false]);
   });
 
   it('preflight refuses an account out of energy and credits before any upstream call; a gone account is AUTH_1008', async () => {
