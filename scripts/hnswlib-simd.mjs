@@ -14,6 +14,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { acceptFloat32Queries } from './hnswlib-patches/float32-queries.mjs';
 import { adviseHugePages } from './hnswlib-patches/huge-pages.mjs';
+import { acceptRangeFilters } from './hnswlib-patches/range-filter.mjs';
+import { answerTypedQueriesTyped } from './hnswlib-patches/typed-results.mjs';
 
 const FLAGS = '-march=native';
 
@@ -55,12 +57,14 @@ function rebuild() {
     cpSync(path.join(packageDir, 'src'), path.join(work, 'src'), { recursive: true });
     // Source patches (scripts/hnswlib-patches/), each applied whole or not at all.
     const typedQueries = acceptFloat32Queries(path.join(work, 'src'));
+    const typedAnswers = typedQueries && answerTypedQueriesTyped(path.join(work, 'src'));
+    const rangeFilters = acceptRangeFilters(path.join(work, 'src'));
     const hugePages = adviseHugePages(path.join(work, 'src'));
     const built = spawnSync(process.execPath, [nodeGyp, 'rebuild', `--nodedir=${nodeDir}`], { cwd: work, env: { ...process.env, CXXFLAGS: `${process.env.CXXFLAGS ?? ''} ${FLAGS}` }, encoding: 'utf8' });
     const candidate = path.join(work, 'build', 'Release', 'addon.node');
     if (built.status !== 0 || !existsSync(candidate)) skip(`build failed: ${(built.stderr ?? '').trim().split('\n').pop()}`);
     // The same small index through both builds, in a child (an instruction the CPU lacked would end it, not this install).
-    const probe = (addon, query = '') =>
+    const probe = (addon, query = '', filter = '') =>
       spawnSync(
         process.execPath,
         [
@@ -73,7 +77,7 @@ function rebuild() {
            for (let label = 0; label < 500; label += 1) index.addPoint(Array.from({ length: 64 }, next), label);
            index.setEf(64);
            const answers = [];
-           for (let query = 0; query < 20; query += 1) answers.push(index.searchKnn(${query}(Array.from({ length: 64 }, next)), 10).neighbors.join(','));
+           for (let query = 0; query < 20; query += 1) answers.push(index.searchKnn(${query}(Array.from({ length: 64 }, next)), 10${filter}).neighbors.join(','));
            console.log(answers.join(';'));`,
         ],
         { encoding: 'utf8' },
@@ -85,8 +89,19 @@ function rebuild() {
       const typed = probe(candidate, 'Float32Array.from');
       if (typed.status !== 0 || typed.stdout !== expected.stdout) skip('the host build did not answer a Float32Array query like an Array one');
     }
+    if (rangeFilters) {
+      // Labels 0–2, 10–12, 20–22, …: as a function through the stock build, as (start, count) pairs through this one.
+      const byFunction = probe(stock, '', ', (label) => label % 10 < 3');
+      const byRanges = probe(candidate, '', ', Int32Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? index * 5 : 3))');
+      if (byFunction.status !== 0 || byRanges.status !== 0 || byRanges.stdout !== byFunction.stdout) skip('the host build did not filter by label ranges like by a function');
+    }
     renameSync(candidate, stock);
-    const patched = [typedQueries && 'taking Float32Array queries', hugePages && 'its graph on huge pages'].filter(Boolean);
+    const patched = [
+      typedQueries && 'taking Float32Array queries',
+      typedAnswers && 'answering them with typed arrays',
+      rangeFilters && 'filtering by label ranges natively',
+      hugePages && 'its graph on huge pages',
+    ].filter(Boolean);
     console.log(`hnswlib-node: addon rebuilt with ${FLAGS}${patched.map((patch) => `, ${patch}`).join('')}`);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -8,24 +8,25 @@ import { editSource } from './edit-source.mjs';
 
 /** Edits the copy being built under `sources` (the package's src/); false (and no edit) when the source is not the one this expects. */
 export function acceptFloat32Queries(sources) {
-  return editSource(
-    path.join(sources, 'addon.cc'),
-    [
-      [
-        'if (!info[0].IsArray()) {',
-        'const bool typed = info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;\n    if (!info[0].IsArray() && !typed) {',
+  return editSource(path.join(sources, 'addon.cc'), [
+    {
+      // HierarchicalNSW's searchKnn (the addon's BruteforceSearch has one of its own, left as is).
+      within: ['class HierarchicalNSW', 'Napi::Value searchKnn', 'Napi::Value getIdsList'],
+      edits: [
+        [
+          'if (!info[0].IsArray()) {',
+          'const bool typed = info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;\n    if (!info[0].IsArray() && !typed) {',
+        ],
+        [
+          'Napi::Array arr = info[0].As<Napi::Array>();\n    if (arr.Length() != dim_) {',
+          'const size_t length = typed ? info[0].As<Napi::Float32Array>().ElementLength() : info[0].As<Napi::Array>().Length();\n    if (length != dim_) {',
+        ],
+        ['std::to_string(arr.Length())', 'std::to_string(length)'],
+        [
+          'for (uint32_t i = 0; i < dim_; i++) {\n      Napi::Value val = arr[i];\n      vec[i] = val.As<Napi::Number>().FloatValue();\n    }',
+          'if (typed) {\n      const float* query = info[0].As<Napi::Float32Array>().Data();\n      std::copy(query, query + dim_, vec.begin());\n    } else {\n      Napi::Array arr = info[0].As<Napi::Array>();\n      for (uint32_t i = 0; i < dim_; i++) {\n        Napi::Value val = arr[i];\n        vec[i] = val.As<Napi::Number>().FloatValue();\n      }\n    }',
+        ],
       ],
-      [
-        'Napi::Array arr = info[0].As<Napi::Array>();\n    if (arr.Length() != dim_) {',
-        'const size_t length = typed ? info[0].As<Napi::Float32Array>().ElementLength() : info[0].As<Napi::Array>().Length();\n    if (length != dim_) {',
-      ],
-      ['std::to_string(arr.Length())', 'std::to_string(length)'],
-      [
-        'for (uint32_t i = 0; i < dim_; i++) {\n      Napi::Value val = arr[i];\n      vec[i] = val.As<Napi::Number>().FloatValue();\n    }',
-        'if (typed) {\n      const float* query = info[0].As<Napi::Float32Array>().Data();\n      std::copy(query, query + dim_, vec.begin());\n    } else {\n      Napi::Array arr = info[0].As<Napi::Array>();\n      for (uint32_t i = 0; i < dim_; i++) {\n        Napi::Value val = arr[i];\n        vec[i] = val.As<Napi::Number>().FloatValue();\n      }\n    }',
-      ],
-    ],
-    // HierarchicalNSW's searchKnn (the addon's BruteforceSearch has one of its own, left as is).
-    ['class HierarchicalNSW', 'Napi::Value searchKnn', 'Napi::Value getIdsList'],
-  );
+    },
+  ]);
 }

@@ -31,9 +31,13 @@ export function adviseHugePages(sources) {
   const load = 'data_level0_memory_ = (char *) malloc(max_elements * size_data_per_element_);';
   const resize = 'char * data_level0_memory_new = (char *) realloc(data_level0_memory_, new_max_elements * size_data_per_element_);';
   return editSource(path.join(sources, 'hnswlib', 'hnswalg.h'), [
-    ['namespace hnswlib {', ADVISE],
-    [init, `${init}\n        igw::adviseHugePages(data_level0_memory_, max_elements_ * size_data_per_element_);`],
-    [resize, `${resize}\n        igw::adviseHugePages(data_level0_memory_new, new_max_elements * size_data_per_element_);`],
-    [load, `${load}\n        igw::adviseHugePages(data_level0_memory_, max_elements * size_data_per_element_);`],
+    {
+      edits: [
+        ['namespace hnswlib {', ADVISE],
+        [init, `${init}\n        igw::adviseHugePages(data_level0_memory_, max_elements_ * size_data_per_element_);`],
+        [resize, `${resize}\n        igw::adviseHugePages(data_level0_memory_new, new_max_elements * size_data_per_element_);`],
+        [load, `${load}\n        igw::adviseHugePages(data_level0_memory_, max_elements * size_data_per_element_);`],
+      ],
+    },
   ]);
 }
