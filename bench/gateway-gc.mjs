@@ -22,7 +22,9 @@ const { upstream, upstreamOrigin } = await startFakeUpstream();
 async function measure(buildRoot) {
   const { workDir, env, key } = await prepareGateway(upstreamOrigin, 'igw-gc-');
   // --trace-gc-nvp writes to stdout, beside the listening line.
-  const child = spawn(process.execPath, ['--trace-gc-nvp', path.join(buildRoot, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  // GC_NODE_FLAGS: V8 flags to try (e.g. --no-allocation-site-pretenuring), given to every build measured.
+  const flags = (process.env.GC_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, ['--trace-gc-nvp', ...flags, path.join(buildRoot, 'bin/igw.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout.on('data', (data) => (out += data));
   try {

@@ -208,3 +208,21 @@ if (process.env.PROFILE_ATTRIBUTE) {
   }
   print("inclusive time of igw's functions", inclusive, top);
 }
+
+// PROFILE_CALLEES=name: where the named function's inclusive time goes (the self time of the
+// functions under it, by function), to see what a callback really runs.
+if (process.env.PROFILE_CALLEES) {
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
+  const callees = new Map();
+  for (const node of profile.nodes) {
+    const self = deltas.get(node.id) ?? 0;
+    if (self === 0) continue;
+    let frame = node;
+    while (frame !== undefined && frame.callFrame.functionName !== process.env.PROFILE_CALLEES) frame = parentOf.get(frame.id);
+    if (frame === undefined) continue;
+    const name = `${node.callFrame.functionName || '(anonymous)'} ${moduleOf(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+    callees.set(name, (callees.get(name) ?? 0) + self);
+  }
+  print(`under ${process.env.PROFILE_CALLEES}: self time by function`, callees, 20);
+}

@@ -26,8 +26,24 @@ export function toDecimal(value: string | number | Decimal): Decimal {
   return cached;
 }
 
+/**
+ * Balance texts read lately. A balance's text changes once per debit, and every request in flight
+ * reads it (preflight, then settlement's choice of balance): one parse per text instead of one
+ * per read (issue 18 item 3). Started over when full, so it stays small.
+ */
+const recentBalances = new Map<string, Decimal>();
+const RECENT_BALANCES = 256;
+
 export function parseBalance(value: string | number): Balance {
-  return value === 'unlimited' ? 'unlimited' : toDecimal(value);
+  if (value === 'unlimited') return 'unlimited';
+  if (typeof value !== 'string') return toDecimal(value);
+  let parsed = recentBalances.get(value);
+  if (parsed === undefined) {
+    parsed = new Decimal(value);
+    if (recentBalances.size >= RECENT_BALANCES) recentBalances.clear();
+    recentBalances.set(value, parsed);
+  }
+  return parsed;
 }
 
 export function formatBalance(balance: Balance): string {

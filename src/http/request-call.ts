@@ -41,9 +41,22 @@ export function overheadMs(timing: CallTiming): string {
   return Math.max(0, performance.now() - timing.startedAt - timing.upstreamMs).toFixed(3);
 }
 
-/** The headers to send now: the call's own plus the overhead measured up to this moment. */
-export function responseHeaders(call: RequestCall, extra: Record<string, string> = {}): Record<string, string> {
-  return { ...call.headers, ...extra, 'x-igw-overhead-ms': overheadMs(call.timing) };
+/**
+ * The headers to send now: the call's own plus the overhead measured up to this moment. Copied
+ * key by key rather than spread: on these header records V8's object spread took ~3 µs a
+ * response, the loop ~0.3 µs (issue 18 item 3); the result is the same object, keys in the same order.
+ */
+export function responseHeaders(call: RequestCall, extra?: Record<string, string>): Record<string, string> {
+  const headers = copyHeaders({}, call.headers);
+  if (extra !== undefined) copyHeaders(headers, extra);
+  headers['x-igw-overhead-ms'] = overheadMs(call.timing);
+  return headers;
+}
+
+/** Sets each of `source`'s headers on `target` (what `{ ...target, ...source }` would hold), and returns `target`. */
+export function copyHeaders(target: Record<string, string>, source: Readonly<Record<string, string>>): Record<string, string> {
+  for (const name in source) target[name] = source[name]!;
+  return target;
 }
 
 /**

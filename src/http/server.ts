@@ -9,7 +9,7 @@ import { renderError, type ErrorDialect } from '../errors/render.js';
 import { BodyTooLargeError, readJsonBody } from './body.js';
 import { checkHost, corsHeaders } from './guards.js';
 import { Exchange, ExchangeResponse } from './exchange.js';
-import { LiveRequestCall, overheadMs, type CallLog, type CallTiming } from './request-call.js';
+import { copyHeaders, LiveRequestCall, overheadMs, type CallLog, type CallTiming } from './request-call.js';
 import { echoableHeaderValue, writeHeadSafely } from './header-value.js';
 import { sendJson } from './respond.js';
 import { Router } from './router.js';
@@ -189,7 +189,8 @@ export async function startHttpServer(app: AppContext, routes: readonly GatewayR
         const safe = echoableHeaderValue(value);
         if (safe !== undefined) errorHeaders[name] = safe;
       }
-      const extra: Record<string, string> = { ...headers, ...errorHeaders, 'x-igw-overhead-ms': overheadMs(timing) };
+      const extra = copyHeaders(copyHeaders({}, headers), errorHeaders);
+      extra['x-igw-overhead-ms'] = overheadMs(timing);
       if (error instanceof BodyTooLargeError) {
         // Do not read the rest of an oversized body; answer and close so nothing is left hanging.
         extra['connection'] = 'close';

@@ -1,4 +1,4 @@
-import type { CallContext, ProviderAdapter } from '../providers/types.js';
+import { abortWatchOf, type CallContext, type ProviderAdapter } from '../providers/types.js';
 import type { CallerAbort } from '../util/caller-abort.js';
 import { tryRoutes, type Attempted } from '../routing/fallback.js';
 import type { CandidateRoute } from '../routing/select.js';
@@ -27,7 +27,7 @@ export interface CallExtras extends ModelHints {
 export function callWithFallback<T>(scope: InferenceScope, candidates: readonly CandidateRoute[], extras: CallExtras, attempt: (route: RouteCall) => Promise<T>): Promise<Attempted<T>> {
   return tryRoutes(
     candidates,
-    scope.abort ?? scope.signal,
+    abortWatchOf(scope),
     (candidate) =>
       timeUpstream(scope.timing, () => {
         const adapter = scope.deps.providers.get(candidate.providerId);

@@ -3,6 +3,7 @@ import type { OutputGuard } from '../blueprints/output-guard.js';
 import type { CandidateRoute } from '../routing/select.js';
 import { countChatPromptTokens } from '../tokens/tokenizer.js';
 import type { ChatChunk, ChatRequest, ChatResponse, ChatUsage } from '../translate/chat/types.js';
+import { abortWatchOf } from '../providers/types.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { callWithFallback, peek, peekBatches, peekedOf, type CallExtras, type PeekedStream, type RouteCall, type StreamSource } from './call.js';
 import { directChunks, directCompletion, type DirectMeta } from './direct.js';
@@ -146,7 +147,7 @@ export async function openChat<E>(scope: InferenceScope, plan: ChatPlan, request
         native: true,
         stream,
         async drive(sink, tap) {
-          const driven = await driveStream(scope.abort ?? scope.signal, stream, sink, { tap });
+          const driven = await driveStream(abortWatchOf(scope), stream, sink, { tap });
           return { failure: driven.failure === undefined || driven.aborted ? undefined : committedFailure(scope, driven.failure), aborted: driven.aborted };
         },
       };
@@ -159,7 +160,7 @@ export async function openChat<E>(scope: InferenceScope, plan: ChatPlan, request
     async drive(sink, options = {}) {
       const tap = new HubUsageTap();
       const transforms = plan.outputGuard === undefined || served.direct !== undefined ? [] : [new RailguardTransform(plan.outputGuard, options.choices ?? 1)];
-      const driven = await driveStream(scope.abort ?? scope.signal, served.stream, sink, { tap, transforms });
+      const driven = await driveStream(abortWatchOf(scope), served.stream, sink, { tap, transforms });
       const usage = tap.usage(options.promptTokens ?? (() => countChatPromptTokens(plan.request.messages)));
       const failure = driven.failure === undefined || driven.aborted ? undefined : committedFailure(scope, driven.failure);
       return { usage, failure, aborted: driven.aborted };

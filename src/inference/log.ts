@@ -1,5 +1,6 @@
 import type { RequestLogEntry } from '../store/request-log.js';
 import type { InferenceLog } from './scope.js';
+import { isoTime } from '../util/iso-time.js';
 
 /** Who made the call, for its log line (a call refused before its account was read still names the key's). */
 export interface LoggedCaller {
@@ -14,7 +15,7 @@ export interface LoggedCaller {
  */
 export function requestLogEntry(at: number, requestId: string, endpoint: string, caller: LoggedCaller, log: InferenceLog, status: number, latencyMs: number): RequestLogEntry {
   return {
-    time: new Date(at).toISOString(),
+    time: isoTime(at),
     request_id: requestId,
     key_id: caller.keyId,
     account: caller.account,

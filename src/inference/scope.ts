@@ -53,7 +53,7 @@ export interface InferenceScope {
   signal: AbortSignal;
   /**
    * The same abort, cheap to watch, when the caller has one (a live request: `signal` is then
-   * made only when read). Stages that only watch or hand it down take `abort ?? signal`.
+   * made only when read). Stages that only watch or hand it down take `abortWatchOf(scope)` (providers/types.ts).
    */
   abort?: CallerAbort;
   log: InferenceLog;

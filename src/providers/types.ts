@@ -1,5 +1,14 @@
 import type { ChatChunk, ChatRequest, ChatResponse, ChatUsage } from '../translate/chat/types.js';
-import type { CallerAbort } from '../util/caller-abort.js';
+import type { AbortWatch, CallerAbort } from '../util/caller-abort.js';
+
+/**
+ * The cheapest handle on a call's abort, for a stage that only watches it or hands it down: the
+ * caller's CallerAbort when there is one (no AbortSignal is made for it), else the signal. One
+ * accessor for a CallContext and an InferenceScope alike.
+ */
+export function abortWatchOf(holder: { readonly abort?: CallerAbort | undefined; readonly signal: AbortSignal }): AbortWatch {
+  return holder.abort ?? holder.signal;
+}
 
 /** Per-call information an adapter needs besides the request itself. */
 export interface CallContext {

@@ -28,7 +28,8 @@ export class BatchedAppender {
    * `onError`): no promise and no waiter per request line.
    */
   appendLine(line: string): void {
-    this.pending.push(`${line}\n`);
+    // Joined with newlines at flush: no "line\n" string per line.
+    this.pending.push(line);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
@@ -39,7 +40,7 @@ export class BatchedAppender {
       this.timer = null;
     }
     if (this.pending.length === 0) return Promise.resolve();
-    const text = this.pending.join('');
+    const text = `${this.pending.join('\n')}\n`;
     const waiters = this.waiters;
     this.pending = [];
     this.waiters = [];
@@ -62,10 +63,18 @@ export class BatchedAppender {
     return stream;
   }
 
-  /** Flushes, then starts writing to another file (day rotation). */
+  /**
+   * Starts writing to another file (day rotation): the lines queued so far go to the current file,
+   * every line queued from now on to the new one, even while the old file is still being closed.
+   * (Closing first and switching after let a flush in between put new lines in the old file.)
+   */
   async switchTo(filePath: string): Promise<void> {
-    await this.close();
+    const flushed = this.flush();
+    const stream = this.stream;
+    this.stream = null;
     this.filePath = filePath;
+    await flushed;
+    if (stream !== null) await new Promise<void>((resolve) => stream.end(resolve));
   }
 
   /** Flushes and closes the file; a later append reopens it. */

@@ -39,6 +39,8 @@ export interface RequestLogEntry {
 export class RequestLog {
   private appender: BatchedAppender | null = null;
   private day = '';
+  /** The last day rotation: the previous day's file is complete once it settles. */
+  private switched: Promise<void> = Promise.resolve();
 
   constructor(private readonly folder: string) {}
 
@@ -47,6 +49,10 @@ export class RequestLog {
   }
 
   append(entry: RequestLogEntry): void {
+    if (this.appender !== null && entry.time.startsWith(this.day)) {
+      this.appender.appendLine(JSON.stringify(entry));
+      return;
+    }
     const day = entry.time.slice(0, 10);
     if (this.appender === null) {
       this.day = day;
@@ -55,17 +61,17 @@ export class RequestLog {
       );
     } else if (day !== this.day) {
       this.day = day;
-      void this.appender.switchTo(this.fileFor(day));
+      this.switched = this.appender.switchTo(this.fileFor(day));
     }
     this.appender.appendLine(JSON.stringify(entry));
   }
 
   async flush(): Promise<void> {
-    await this.appender?.flush();
+    await Promise.all([this.switched, this.appender?.flush()]);
   }
 
   async close(): Promise<void> {
-    await this.appender?.close();
+    await Promise.all([this.switched, this.appender?.close()]);
   }
 
   async readSince(since: number): Promise<RequestLogEntry[]> {

@@ -56,7 +56,8 @@ describe('the local CLI credential', () => {
     const table = await igw(sandbox, ['keys', 'list']);
     expect(table.stdout).toContain("igw CLI (this CLI's own key)");
     expect(table.stdout).not.toMatch(FULL_KEY);
-  });
+    // Eight CLI processes one after another: on a loaded 2-core machine each start takes 1–3 s.
+  }, 60_000);
 
   it('after keys revoke, the next command gets a fresh key by itself', async () => {
     const server = await startServer(sandbox);

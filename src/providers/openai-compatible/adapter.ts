@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
 import { parseJsonOrUndefined, type UpstreamHttpClient, type UpstreamJsonResponse } from '../http-client.js';
 import { nativeResponsesUsage } from '../../translate/responses/usage.js';
-import type { CallContext, NativeResponseEvent, NativeResponsesResult, EmbeddingsRequest, EmbeddingsResult, ImageRequest, ImageResult, ProviderAdapter, RerankRequest, RerankResult, TranscriptionRequest, TranscriptionResult } from '../types.js';
+import { abortWatchOf, type CallContext, type NativeResponseEvent, type NativeResponsesResult, type EmbeddingsRequest, type EmbeddingsResult, type ImageRequest, type ImageResult, type ProviderAdapter, type RerankRequest, type RerankResult, type TranscriptionRequest, type TranscriptionResult } from '../types.js';
 import { readEmbeddingsBody } from './embeddings-body.js';
 import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './embeddings-batching.js';
 import { normalizeImages, upstreamImagesBody } from './images.js';
@@ -48,7 +48,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
 
   const failure = (error: unknown, context: CallContext): unknown => {
     if (error instanceof GatewayError) return error;
-    const abort = context.abort ?? context.signal;
+    const abort = abortWatchOf(context);
     if (abort.aborted) return abort.reason ?? error;
     return classifyUpstreamException(error, providerId, origin);
   };
@@ -68,7 +68,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   async function post(path: string, body: unknown, context: CallContext, parse: boolean): Promise<UpstreamJsonResponse> {
     let response;
     try {
-      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: context.abort ?? context.signal, ...(parse ? {} : { parseJson: false }) });
+      response = await httpClient.postJson(`${baseUrl}${path}`, body, { headers, timeoutMs: options.timeoutMs, signal: abortWatchOf(context), ...(parse ? {} : { parseJson: false }) });
     } catch (error) {
       throw failure(error, context);
     }
@@ -90,7 +90,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
 
   /** POST {base_url}/responses as a stream: its events, parsed; an `error` event (or `{error}` chunk) throws. */
   async function* responsesEvents(body: Record<string, unknown>, context: CallContext): AsyncGenerator<NativeResponseEvent> {
-    const events = upstreamEvents(httpClient, `${baseUrl}/responses`, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: context.abort ?? context.signal }, {
+    const events = upstreamEvents(httpClient, `${baseUrl}/responses`, { ...body, model: context.upstreamModel, stream: true }, { headers, timeoutMs: options.timeoutMs, signal: abortWatchOf(context) }, {
       providerId,
       failure: (error) => failure(error, context),
       errorPayload: (text) => ({ type: 'error', message: text }),
@@ -116,7 +116,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   async function* streamChatBatches(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk[]> {
     const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
     const normalizer = new ChunkNormalizer(fallbacks(context));
-    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: context.abort ?? context.signal }, {
+    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: abortWatchOf(context) }, {
       providerId,
       failure: (error) => failure(error, context),
       // The normalizer classifies `{error}` payloads.

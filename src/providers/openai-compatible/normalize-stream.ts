@@ -58,29 +58,52 @@ export class ChunkNormalizer {
 
     const choices: ChunkChoice[] = [];
     let finishesHere = false;
-    for (const [position, choice] of (upstream.choices ?? []).entries()) {
+    // An indexed loop and flags instead of entries(), Object.keys and spreads: this runs once per
+    // streamed event, and each of those allocated per event (issue 18 item 3).
+    const upstreamChoices = upstream.choices ?? [];
+    for (let position = 0; position < upstreamChoices.length; position += 1) {
+      const choice = upstreamChoices[position]!;
       const index = choice.index ?? position;
       const state = this.choiceState(index);
       const delta: ChunkChoice['delta'] = {};
+      let carries = false;
       const upstreamDelta = choice.delta ?? {};
       if (!state.announced) {
         delta.role = 'assistant';
         state.announced = true;
+        carries = true;
       }
       const content = normalizeContent(upstreamDelta.content);
-      if (content !== null && content !== '') delta.content = content;
+      if (content !== null && content !== '') {
+        delta.content = content;
+        carries = true;
+      }
       const reasoning = nonEmpty(upstreamDelta.reasoning_content) ?? nonEmpty(upstreamDelta.reasoning);
-      if (reasoning !== undefined) delta.reasoning_content = reasoning;
+      if (reasoning !== undefined) {
+        delta.reasoning_content = reasoning;
+        carries = true;
+      }
       const refusal = nonEmpty(upstreamDelta.refusal);
-      if (refusal !== undefined) delta.refusal = refusal;
-      const toolCalls = (upstreamDelta.tool_calls ?? []).flatMap((call) => state.toolDelta(call, this.toolIdPrefix(index)) ?? []);
-      if (toolCalls.length > 0) delta.tool_calls = toolCalls;
+      if (refusal !== undefined) {
+        delta.refusal = refusal;
+        carries = true;
+      }
+      const upstreamCalls = upstreamDelta.tool_calls;
+      if (upstreamCalls != null && upstreamCalls.length > 0) {
+        const toolCalls = upstreamCalls.flatMap((call) => state.toolDelta(call, this.toolIdPrefix(index)) ?? []);
+        if (toolCalls.length > 0) {
+          delta.tool_calls = toolCalls;
+          carries = true;
+        }
+      }
       const finishReason = normalizeFinishReason(choice.finish_reason);
       if (finishReason !== null) finishesHere = true;
       const logprobs = normalizeLogprobs(choice.logprobs);
       const hasLogprobs = logprobs !== null && ((logprobs.content?.length ?? 0) > 0 || (logprobs.refusal?.length ?? 0) > 0);
-      if (Object.keys(delta).length === 0 && finishReason === null && !hasLogprobs) continue;
-      choices.push({ index, delta, finish_reason: finishReason, ...(hasLogprobs ? { logprobs } : {}) });
+      if (!carries && finishReason === null && !hasLogprobs) continue;
+      const normalized: ChunkChoice = { index, delta, finish_reason: finishReason };
+      if (hasLogprobs) normalized.logprobs = logprobs;
+      choices.push(normalized);
     }
 
     const usage = normalizeUsage(upstream.usage ?? upstream.x_groq?.usage);
@@ -88,7 +111,7 @@ export class ChunkNormalizer {
     if (usage !== undefined) {
       // Usage is final on a usage-only chunk, on a finish chunk, or once a finish was seen;
       // before that it is a running total (Perplexity) and waits for a later one.
-      if ((upstream.choices ?? []).length === 0 || finishesHere || this.finishSeen) {
+      if (upstreamChoices.length === 0 || finishesHere || this.finishSeen) {
         usageHere = usage;
         this.usageSent = true;
         this.heldUsage = undefined;

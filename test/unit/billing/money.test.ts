@@ -39,6 +39,17 @@ describe('parseBalance / formatBalance', () => {
   ])('$input round-trips as $expected', ({ input, expected }) => {
     expect(formatBalance(parseBalance(input))).toBe(expected);
   });
+
+  it('reads each text as its own value however many texts came before (recent texts are kept, the kept set starts over)', () => {
+    for (let round = 0; round < 3; round += 1) {
+      for (let cents = 0; cents < 700; cents += 1) {
+        const text = `${round}.${String(cents).padStart(3, '0')}`;
+        expect(formatBalance(parseBalance(text))).toBe(formatDecimal(new Decimal(text)));
+      }
+    }
+    expect(() => parseBalance('not a number')).toThrow();
+    expect(() => parseBalance('not a number')).toThrow();
+  });
 });
 
 describe('formatDecimal', () => {

@@ -86,6 +86,52 @@ describe('readEmbeddingsBody: vectors kept as the upstream text', () => {
     for (const bad of ['[+1]', '[.5]', '[1..2]', '[1,,2]', '[NaN]', '[1', '["1"]', '[[1]]', '[1 2]']) expect([bad, endOfNumberArray(bad, 0)]).toEqual([bad, -1]);
   });
 
+  it('endOfNumberArray agrees with JSON.parse on random texts (within its digit bounds)', () => {
+    // The oracle: the first ] ends the array (only numbers inside); the text up to it must parse
+    // as an array of finite numbers, each with at most 300 integer digits and a 1-2 digit exponent.
+    const oracle = (text: string): number => {
+      const close = text.indexOf(']');
+      if (close === -1) return -1;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text.slice(0, close + 1));
+      } catch {
+        return -1;
+      }
+      if (!Array.isArray(parsed) || !parsed.every((value) => typeof value === 'number' && Number.isFinite(value))) return -1;
+      const inner = text.slice(1, close).trim();
+      for (const token of inner === '' ? [] : inner.split(',').map((part) => part.trim())) {
+        const [mantissa = '', exponent] = token.split(/[eE]/);
+        if (mantissa.replace(/^-/, '').split('.')[0]!.length > 300) return -1;
+        if (exponent !== undefined && (exponent.replace(/^[+-]/, '').length > 2 || exponent.replace(/^[+-]/, '').length === 0)) return -1;
+      }
+      return close + 1;
+    };
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    const alphabet = ['0', '1', '9', '-', '+', '.', 'e', 'E', ',', ' ', '\n', ']', '12', '0.5', '-3e7', '1e123', '7'.repeat(301)];
+    let accepted = 0;
+    for (let round = 0; round < 20_000; round += 1) {
+      let text = '[';
+      for (let length = random(12); length > 0; length -= 1) text += alphabet[random(alphabet.length)];
+      if (random(2) === 0) text += ']';
+      const got = endOfNumberArray(text, 0);
+      expect([text, got]).toEqual([text, oracle(text)]);
+      if (got !== -1) accepted += 1;
+    }
+    expect(accepted).toBeGreaterThan(500);
+  });
+
+  it('endOfNumberArray refuses a long unterminated array in linear time', () => {
+    const started = performance.now();
+    expect(endOfNumberArray(`[${'123.5e-7, '.repeat(100_000)}`, 0)).toBe(-1);
+    expect(endOfNumberArray(`[${'1'.repeat(300)}${', 1'.repeat(100_000)} 2]`, 0)).toBe(-1);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it('batches that kept their texts merge as texts', () => {
     const first = readEmbeddingsBody('{"data":[{"embedding":[1]}],"usage":{"prompt_tokens":2}}', 1)!;
     const second = readEmbeddingsBody('{"data":[{"embedding":[2,3]}],"usage":{"prompt_tokens":3}}', 1)!;
