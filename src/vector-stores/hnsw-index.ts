@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { answerId, neighborsOf, searchRequest, type Neighbor } from './hnsw-search-message.js';
+import { RING_LAYOUT, SearchSlots } from './hnsw-search-slots.js';
 import { HNSW_WORKER_SOURCE } from './hnsw-worker-source.js';
 
 export type { Neighbor } from './hnsw-search-message.js';
@@ -37,22 +38,38 @@ export const ADD_SLICE_POINTS = 256;
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
+  /** A call's index key (a change or a read; undefined for a search): that index's searches take the slots only while it owes none. */
+  key: number | undefined;
 }
 
 /**
  * The one thread that holds every store's hnswlib graph (hnsw-worker-source.ts). A single thread
  * for all stores, not one per store: each thread costs its own heap, and two cores gain nothing
  * from more. It keeps the process alive only while it owes an answer.
+ *
+ * Two lanes: calls (and searches that do not fit a slot) are messages, answered in order for
+ * changes; searches go through shared-memory slots (hnsw-search-slots.ts), the cheaper hop for
+ * the event loop. Order is kept as one message queue would keep it, per index: a search takes
+ * the slots only while its index owes no call (so a search sent after a change was sent is a
+ * message behind it, and waits for it as before), and the thread answers every slot written
+ * before it reads its next message (so a change sent after a search waits for it). A change never runs inside a searchKnn:
+ * the thread runs one JavaScript task at a time, and searchKnn is synchronous.
  */
 class IndexThread {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  private readonly slots = new SearchSlots(() => this.settled());
   private nextId = 0;
+  /** Calls sent and not yet answered, by index key (see the class comment). */
+  private readonly callsOwed = new Map<number, number>();
   private failure: Error | null = null;
 
   constructor() {
     const modulePath = createRequire(import.meta.url).resolve('hnswlib-node');
-    this.worker = new Worker(HNSW_WORKER_SOURCE, { eval: true, workerData: { modulePath, params: HNSW_PARAMS, addSlice: ADD_SLICE_POINTS } });
+    this.worker = new Worker(HNSW_WORKER_SOURCE, {
+      eval: true,
+      workerData: { modulePath, params: HNSW_PARAMS, addSlice: ADD_SLICE_POINTS, ring: this.slots.ring, ringLayout: RING_LAYOUT },
+    });
     this.worker.unref();
     this.worker.on('message', (message: ArrayBuffer | { id: number; result?: unknown; error?: string }) => {
       // A search's answer comes as a bare buffer (hnsw-search-message.ts), everything else as an object.
@@ -60,7 +77,8 @@ class IndexThread {
       const waiting = this.pending.get(id);
       if (waiting === undefined) return;
       this.pending.delete(id);
-      if (this.pending.size === 0) this.worker.unref();
+      if (waiting.key !== undefined) this.answered(waiting.key);
+      this.settled();
       if (message instanceof ArrayBuffer) waiting.resolve(neighborsOf(message));
       else if (message.error !== undefined) waiting.reject(new Error(message.error));
       else waiting.resolve(message.result);
@@ -70,6 +88,8 @@ class IndexThread {
       if (thread === this) thread = null;
       for (const waiting of this.pending.values()) waiting.reject(this.failure);
       this.pending.clear();
+      this.callsOwed.clear();
+      this.slots.failAll(this.failure);
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the HNSW index thread exited with code ${code}`)));
@@ -92,23 +112,43 @@ class IndexThread {
   }
 
   call<T>(op: string, request: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
-    return this.send<T>((id) => this.worker.postMessage({ id, op, ...request }, transfer));
+    return this.send<T>(request.key as number, (id) => this.worker.postMessage({ id, op, ...request }, transfer));
   }
 
-  /** A search: one transferred buffer each way (hnsw-search-message.ts). */
+  /** A search: a slot when it fits and no call is owed, else one transferred buffer each way (hnsw-search-message.ts). */
   search(key: number, query: ArrayLike<number>, k: number, ranges: Int32Array | undefined): Promise<Neighbor[]> {
-    return this.send<Neighbor[]>((id) => {
+    if (this.failure === null && !this.callsOwed.has(key) && this.slots.fits(query.length, k, ranges?.length ?? 0)) {
+      if (this.owed() === 0) this.worker.ref();
+      return new Promise<Neighbor[]>((resolve, reject) => this.slots.send(key, query, k, ranges, { resolve, reject }));
+    }
+    return this.send<Neighbor[]>(undefined, (id) => {
       const request = searchRequest(id, key, query, k, ranges);
       this.worker.postMessage(request, [request]);
     });
   }
 
-  private send<T>(post: (id: number) => void): Promise<T> {
+  private owed(): number {
+    return this.pending.size + this.slots.owed;
+  }
+
+  /** Nothing owed any more: the thread no longer keeps the process alive. */
+  private settled(): void {
+    if (this.owed() === 0) this.worker.unref();
+  }
+
+  private answered(key: number): void {
+    const owed = this.callsOwed.get(key)!;
+    if (owed === 1) this.callsOwed.delete(key);
+    else this.callsOwed.set(key, owed - 1);
+  }
+
+  private send<T>(key: number | undefined, post: (id: number) => void): Promise<T> {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
-    if (this.pending.size === 0) this.worker.ref();
+    if (this.owed() === 0) this.worker.ref();
+    if (key !== undefined) this.callsOwed.set(key, (this.callsOwed.get(key) ?? 0) + 1);
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, key });
       post(id);
     });
   }

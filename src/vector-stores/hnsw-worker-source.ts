@@ -5,7 +5,8 @@
  * hnsw-index.ts resolves (ARCHITECTURE principle 7: that module stays its only user).
  *
  * Protocol: requests `{ id, op, key, ... }`, answers `{ id, result }` or `{ id, error }`; a search
- * is a bare ArrayBuffer each way instead (hnsw-search-message.ts), its failure an `{ id, error }`.
+ * takes a shared-memory slot (hnsw-search-slots.ts), or when it does not fit one is a bare
+ * ArrayBuffer each way (hnsw-search-message.ts), its failure an `{ id, error }`.
  * Changes to one index (create, add, markDeleted, save, drop) run one after another in arrival
  * order; reads (search, labels, vectors) run at once, also while a long add pauses between its
  * slices or a save writes on hnswlib's own thread (both only read the graph). Searches are the
@@ -154,33 +155,36 @@ function takesRangeFilters() {
   }
 }
 
-// A search comes as one buffer and goes back as one (layouts in hnsw-search-message.ts): Int32
-// [id, key, k, ranges length], Float32 query, Int32 (start, count) pairs sorted by start; answered
-// Int32 [id, n], Int32 labels, Float32 distances.
+// hnswlib's answer for one search: neighbors (labels) and cosine distances, best first.
+function walk(key, query, k, ranges) {
+  const native = held(key);
+  const dimensions = query.length;
+  let point = query;
+  if (!typedQueries) {
+    point = points.get(dimensions);
+    if (point === undefined) points.set(dimensions, (point = new Array(dimensions).fill(0)));
+    for (let index = 0; index < dimensions; index += 1) point[index] = query[index];
+  }
+  const wanted = Math.min(k, native.getMaxElements());
+  if (wanted <= 0 || native.getCurrentCount() === 0) return { neighbors: [], distances: [] };
+  native.setEf(Math.max(params.efSearch, wanted * 2));
+  return ranges === undefined ? native.searchKnn(point, wanted) : native.searchKnn(point, wanted, rangeFilters ? ranges : accepting(ranges));
+}
+
+const failureText = (error) => String(error && error.message ? error.message : error);
+
+// A search that came as a message comes as one buffer and goes back as one (layouts in
+// hnsw-search-message.ts): Int32 [id, key, k, ranges length], Float32 query, Int32 (start, count)
+// pairs sorted by start; answered Int32 [id, n], Int32 labels, Float32 distances.
 function search(request) {
   const header = new Int32Array(request, 0, 4);
   const id = header[0];
   try {
-    const native = held(header[1]);
     const rangeInts = header[3];
     const dimensions = request.byteLength / 4 - 4 - rangeInts;
     const query = new Float32Array(request, 16, dimensions);
-    let point = query;
-    if (!typedQueries) {
-      point = points.get(dimensions);
-      if (point === undefined) points.set(dimensions, (point = new Array(dimensions).fill(0)));
-      for (let index = 0; index < dimensions; index += 1) point[index] = query[index];
-    }
-    const wanted = Math.min(header[2], native.getMaxElements());
-    let neighbors = [];
-    let distances = [];
-    if (wanted > 0 && native.getCurrentCount() > 0) {
-      native.setEf(Math.max(params.efSearch, wanted * 2));
-      const ranges = rangeInts === 0 ? undefined : new Int32Array(request, 16 + dimensions * 4, rangeInts);
-      const result = ranges === undefined ? native.searchKnn(point, wanted) : native.searchKnn(point, wanted, rangeFilters ? ranges : accepting(ranges));
-      neighbors = result.neighbors;
-      distances = result.distances;
-    }
+    const ranges = rangeInts === 0 ? undefined : new Int32Array(request, 16 + dimensions * 4, rangeInts);
+    const { neighbors, distances } = walk(header[1], query, header[2], ranges);
     const count = neighbors.length;
     const answer = new ArrayBuffer((2 + 2 * count) * 4);
     const answerHeader = new Int32Array(answer, 0, 2);
@@ -191,9 +195,64 @@ function search(request) {
     new Float32Array(answer, 8 + count * 4, count).set(distances);
     parentPort.postMessage(answer, [answer]);
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) });
+    parentPort.postMessage({ id, error: failureText(error) });
   }
 }
+
+// The slot lane (layout in hnsw-search-slots.ts): searches written into shared memory, answered
+// in ring order in their own slot, each answer announced by the ANSWERED counter and a notify.
+const ring = workerData.ring;
+const { slotCount, slotInts, answerAt, written: WRITTEN, answered: ANSWERED } = workerData.ringLayout;
+const control = new Int32Array(ring.control);
+const slotIntsView = new Int32Array(ring.slots);
+const slotFloats = new Float32Array(ring.slots);
+const slotBytes = new Uint8Array(ring.slots);
+const encoder = new TextEncoder();
+let served = 0;
+
+function answerSlot(base) {
+  const at = base + answerAt;
+  try {
+    const rangeInts = slotIntsView[base + 2];
+    const dimensions = slotIntsView[base + 3];
+    // Views, not copies: the event loop writes this slot again only after reading its answer.
+    const query = slotFloats.subarray(base + 4, base + 4 + dimensions);
+    const ranges = rangeInts === 0 ? undefined : slotIntsView.subarray(base + 4 + dimensions, base + 4 + dimensions + rangeInts);
+    const { neighbors, distances } = walk(slotIntsView[base], query, slotIntsView[base + 1], ranges);
+    const count = neighbors.length;
+    slotIntsView[at] = count;
+    slotIntsView.set(neighbors, at + 1);
+    slotFloats.set(distances, at + 1 + count);
+  } catch (error) {
+    const room = (slotInts - answerAt - 2) * 4;
+    const bytes = encoder.encode(failureText(error)).subarray(0, room);
+    slotIntsView[at] = -1;
+    slotIntsView[at + 1] = bytes.length;
+    slotBytes.set(bytes, (at + 2) * 4);
+  }
+}
+
+// Answers every slot written so far. Also run before each message is read, so a change sent after
+// a search never runs before it (hnsw-index.ts keeps the other direction).
+function serveSlots() {
+  while (served !== Atomics.load(control, WRITTEN)) {
+    answerSlot((served & (slotCount - 1)) * slotInts);
+    served = (served + 1) | 0;
+    Atomics.store(control, ANSWERED, served);
+    Atomics.notify(control, ANSWERED, 1);
+  }
+}
+
+// One Atomics.waitAsync at a time: woken by the event loop's notify when a slot is written while
+// this thread waits (a notify while it works is a no-op; serveSlots reads the counter again).
+function listen() {
+  for (;;) {
+    serveSlots();
+    const wait = Atomics.waitAsync(control, WRITTEN, served);
+    if (wait.async) return void wait.value.then(listen);
+  }
+}
+listen();
 
 // The stock build's filter (rangeFilters false): hnswlib calls it during the graph walk, for each node
 // it would keep; a binary search over the accepted (start, count) pairs.
@@ -214,6 +273,7 @@ function accepting(ranges) {
 }
 
 parentPort.on('message', (request) => {
+  serveSlots();
   if (request instanceof ArrayBuffer) return search(request);
   // endIndexThread (tests): the thread dies here, its queued messages unanswered, as in a crash.
   if (request.op === 'exit') process.exit(1);
