@@ -10,7 +10,7 @@ import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './em
 import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
-import { scanPlainChunk } from './scan-chunk.js';
+import { ChunkScanner } from './scan-chunk.js';
 import { normalizeRerank, upstreamRerankBody, type RerankTopField } from './rerank.js';
 import { upstreamBodyForVendor, type Vendor } from './quirks.js';
 import { transcribeOpenAiCompatible } from './transcribe.js';
@@ -117,6 +117,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   async function* streamChatBatches(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk[]> {
     const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
     const normalizer = new ChunkNormalizer(fallbacks(context));
+    const scanner = new ChunkScanner();
     const dialect: StreamDialect = {
       providerId,
       failure: (error) => failure(error, context),
@@ -141,7 +142,7 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
         let broken: unknown;
         for (const event of step.value) {
           try {
-            const scanned = event.event === undefined ? scanPlainChunk(event.data) : undefined;
+            const scanned = event.event === undefined ? scanner.scan(event.data) : undefined;
             if (scanned !== undefined) chunks.push(...normalizer.pushScanned(scanned));
             else chunks.push(...normalizer.push(parseEventData(event.data, event.event, dialect), event.event));
           } catch (error) {

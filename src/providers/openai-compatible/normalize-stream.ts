@@ -11,7 +11,7 @@ import {
   unexpectedBody,
   type NormalizeFallbacks,
 } from './normalize.js';
-import { setChunkText } from '../../translate/chat/chunk-text.js';
+import { TextedChunk } from '../../translate/chat/chunk-text.js';
 import { chunkHead, renderScannedChunk } from './chunk-render.js';
 import { parseUpstreamChunk, type UpstreamChatChunk, type UpstreamToolCall } from './wire.js';
 
@@ -66,7 +66,7 @@ export class ChunkNormalizer {
    * surface (translate/chat/chunk-text.ts), so neither the event is parsed into objects nor the
    * chunk serialised again (issue 18 item 3).
    */
-  pushScanned(upstream: UpstreamChatChunk): ChatChunk[] {
+  pushScanned(upstream: UpstreamChatChunk): TextedChunk[] {
     const chunks = this.accept(upstream);
     for (const chunk of chunks) {
       // id and created are fixed by the stream's first chunk that has them: one head per stream, nearly always.
@@ -76,13 +76,13 @@ export class ChunkNormalizer {
         this.headCreated = chunk.created;
       }
       const text = renderScannedChunk(chunk, this.head);
-      if (text !== undefined) setChunkText(chunk, text);
+      if (text !== undefined) TextedChunk.setText(chunk, text);
     }
     return chunks;
   }
 
   /** A checked upstream chunk → zero or more hub chunks (the evening out described on the class). */
-  private accept(upstream: UpstreamChatChunk): ChatChunk[] {
+  private accept(upstream: UpstreamChatChunk): TextedChunk[] {
     this.id ??= nonEmpty(upstream.id);
     this.created ??= upstream.created ?? undefined;
     this.model ??= nonEmpty(upstream.model);
@@ -165,7 +165,7 @@ export class ChunkNormalizer {
    * without a finish_reason, or without both [DONE] and usage, was cut off: INFERENCE_3105.
    */
   end(sawDone: boolean): ChatChunk[] {
-    const flushed: ChatChunk[] = [];
+    const flushed: TextedChunk[] = [];
     if (this.heldUsage !== undefined) {
       const chunk = this.chunk([]);
       chunk.usage = this.heldUsage;
@@ -183,14 +183,8 @@ export class ChunkNormalizer {
     return flushed;
   }
 
-  private chunk(choices: ChunkChoice[]): ChatChunk {
-    return {
-      id: this.id ?? this.fallbacks.id,
-      object: 'chat.completion.chunk',
-      created: this.created ?? this.fallbacks.created,
-      model: this.model ?? this.fallbacks.model,
-      choices,
-    };
+  private chunk(choices: ChunkChoice[]): TextedChunk {
+    return new TextedChunk(this.id ?? this.fallbacks.id, this.created ?? this.fallbacks.created, this.model ?? this.fallbacks.model, choices);
   }
 
   private choiceState(index: number): ChoiceState {

@@ -23,8 +23,8 @@ import type { UpstreamChatChunk } from './wire.js';
 const WS = /[ \t\n\r]*/y;
 /** Any JSON string (escapes checked, raw control characters refused). */
 const STRING = /"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
-/** An object key without escapes and its colon: an escaped key could spell a known one, so it falls back. */
-const KEY = /"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*/y;
+/** An object key without escapes: an escaped key could spell a known one, so it falls back. */
+const KEY = /"[^"\\\x00-\x1f]*"/y;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 /** A choice index the schema takes as it is (a non-negative integer, no exponent or fraction). */
 const INDEX = /0|[1-9]\d{0,8}/y;
@@ -32,22 +32,29 @@ const LITERAL = /true|false|null/y;
 
 let text = '';
 let at = 0;
+/** Where the last scan found the delta's content string (start at its opening quote, end after its closing one); -1: none. */
+let contentStart = -1;
+let contentEnd = -1;
 
 /** Not a plain chunk: thrown inside the scan, caught once at its top (no result objects on failure paths). */
 const MISMATCH = Symbol('not a plain chunk');
 
 function skipWs(): void {
+  // Compact JSON has no whitespace: one character test before reaching for the regex.
+  const code = text.charCodeAt(at);
+  if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return;
   WS.lastIndex = at;
   WS.test(text);
   at = WS.lastIndex;
 }
 
+/** The token `pattern` matches here (test + slice: no match array). */
 function take(pattern: RegExp): string {
   pattern.lastIndex = at;
-  const match = pattern.exec(text);
-  if (match === null) throw MISMATCH;
+  if (!pattern.test(text)) throw MISMATCH;
+  const start = at;
   at = pattern.lastIndex;
-  return match[0];
+  return text.slice(start, at);
 }
 
 function expect(char: string): void {
@@ -94,11 +101,11 @@ function nextMember(): boolean {
 }
 
 function key(): string {
-  KEY.lastIndex = at;
-  const match = KEY.exec(text);
-  if (match === null) throw MISMATCH;
-  at = KEY.lastIndex;
-  return match[1]!;
+  const quoted = take(KEY);
+  skipWs();
+  expect(':');
+  skipWs();
+  return quoted.slice(1, -1);
 }
 
 /** Opens an object: `{`; false when it is empty (`{}`). */
@@ -139,7 +146,12 @@ function delta(): Delta {
     const bit = DELTA_TEXTS.get(name);
     if (bit !== undefined) {
       seen = once(seen, bit);
+      const start = at;
       fields[name] = stringOrNull();
+      if (name === 'content' && fields[name] !== null) {
+        contentStart = start;
+        contentEnd = at;
+      }
     } else if (name === 'tool_calls') {
       // Tool calls are the normaliser's to even out (indexes, ids): only a null one is plain.
       seen = once(seen, TOOL_CALLS_SEEN);
@@ -253,6 +265,8 @@ function chunk(): UpstreamChatChunk {
 export function scanPlainChunk(data: string): UpstreamChatChunk | undefined {
   text = data;
   at = 0;
+  contentStart = -1;
+  contentEnd = -1;
   try {
     skipWs();
     const fields = chunk();
@@ -264,4 +278,49 @@ export function scanPlainChunk(data: string): UpstreamChatChunk | undefined {
   } finally {
     text = '';
   }
+}
+
+/**
+ * One stream's scanner. Text events of a stream differ in their content string and nothing
+ * else (same id, model, created, fingerprint, key order, spacing), so the last scanned event
+ * with a content string is kept as a template: an event that is the template's text before
+ * that string, one complete JSON string, and the template's text after it is the same JSON
+ * with another content — the same tokens around one string token — and is read with two
+ * prefix/suffix compares and one string match instead of a scan. Anything else is scanned.
+ */
+export class ChunkScanner {
+  private prefix = '';
+  private suffix = '';
+  private template: UpstreamChatChunk | undefined;
+
+  scan(data: string): UpstreamChatChunk | undefined {
+    const template = this.template;
+    if (template !== undefined) {
+      const start = this.prefix.length;
+      const end = data.length - this.suffix.length;
+      if (end > start && data.startsWith(this.prefix) && data.endsWith(this.suffix)) {
+        STRING.lastIndex = start;
+        if (STRING.test(data) && STRING.lastIndex === end) return withContent(template, decodeString(data.slice(start, end)));
+      }
+    }
+    const scanned = scanPlainChunk(data);
+    if (scanned !== undefined && contentStart !== -1) {
+      this.prefix = data.slice(0, contentStart);
+      this.suffix = data.slice(contentEnd);
+      this.template = scanned;
+    }
+    return scanned;
+  }
+}
+
+/** The template's fields with another content (fresh objects: the normaliser gets its own). */
+function withContent(template: UpstreamChatChunk, content: string): UpstreamChatChunk {
+  const choice = template.choices![0]!;
+  return {
+    id: template.id,
+    created: template.created,
+    model: template.model,
+    system_fingerprint: template.system_fingerprint,
+    choices: [{ index: choice.index, delta: { ...choice.delta, content }, finish_reason: choice.finish_reason }],
+  };
 }

@@ -15,18 +15,45 @@ export interface ChunkText {
 }
 
 /**
- * Kept beside the chunk, not on it: a chunk's own keys are what every surface and test sees
- * (and what JSON.stringify writes), so the text must not become one of them.
+ * A hub chunk that can carry its text. The text is a private field, not a key: a chunk's own
+ * keys are what every surface and test sees (and what JSON.stringify writes), so the text must
+ * not become one of them. (A WeakMap beside the chunks cost ~3 us a chunk in ephemeron upkeep.)
+ * The members are assigned in the order every hub chunk has them; usage and system_fingerprint
+ * are added after, when present, as on a literal.
  */
-const texts = new WeakMap<ChatChunk, ChunkText>();
+export class TextedChunk implements ChatChunk {
+  id: string;
+  object: 'chat.completion.chunk' = 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: ChatChunk['choices'];
+  declare usage?: ChatChunk['usage'];
+  declare system_fingerprint?: ChatChunk['system_fingerprint'];
+  #text: ChunkText | undefined = undefined;
 
-export function setChunkText(chunk: ChatChunk, text: ChunkText): void {
-  texts.set(chunk, text);
+  constructor(id: string, created: number, model: string, choices: ChatChunk['choices']) {
+    this.id = id;
+    this.created = created;
+    this.model = model;
+    this.choices = choices;
+  }
+
+  static setText(chunk: TextedChunk, text: ChunkText): void {
+    chunk.#text = text;
+  }
+
+  static textOf(chunk: ChatChunk): ChunkText | undefined {
+    return #text in chunk ? (chunk as TextedChunk).#text : undefined;
+  }
+
+  static forget(chunk: ChatChunk): void {
+    if (#text in chunk) (chunk as TextedChunk).#text = undefined;
+  }
 }
 
 /** The chunk's text, while nothing has rewritten the chunk since it was made. */
 export function chunkTextOf(chunk: ChatChunk): ChunkText | undefined {
-  return texts.get(chunk);
+  return TextedChunk.textOf(chunk);
 }
 
 /**
@@ -34,7 +61,7 @@ export function chunkTextOf(chunk: ChatChunk): ChunkText | undefined {
  * serialises what the chunk has become.
  */
 export function forgetChunkText(chunk: ChatChunk): void {
-  texts.delete(chunk);
+  TextedChunk.forget(chunk);
 }
 
 /**
@@ -45,7 +72,7 @@ export function forgetChunkText(chunk: ChatChunk): void {
  */
 export function chatChunkWireText(chunk: ChatChunk, model: string, modelText: string): string {
   chunk.model = model;
-  const text = texts.get(chunk);
+  const text = TextedChunk.textOf(chunk);
   if (text !== undefined) return text.head + modelText + text.tail;
   if (chunk.usage !== undefined) delete chunk.usage;
   return JSON.stringify(chunk);

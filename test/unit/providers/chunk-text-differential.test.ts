@@ -4,7 +4,7 @@ import { OutputGuard } from '../../../src/blueprints/output-guard.js';
 import { RailguardTransform } from '../../../src/inference/transforms/railguards.js';
 import { HubUsageTap } from '../../../src/inference/transforms/usage-tap.js';
 import { ChunkNormalizer } from '../../../src/providers/openai-compatible/normalize-stream.js';
-import { scanPlainChunk } from '../../../src/providers/openai-compatible/scan-chunk.js';
+import { ChunkScanner, scanPlainChunk } from '../../../src/providers/openai-compatible/scan-chunk.js';
 import { decodeSse } from '../../../src/providers/sse-decode.js';
 import { parseEventData, type StreamDialect } from '../../../src/providers/upstream-stream.js';
 import { chatChunkWireText, chunkTextOf } from '../../../src/translate/chat/chunk-text.js';
@@ -57,6 +57,7 @@ function serialisedAsBefore(chunk: ChatChunk, model: string): string {
 
 function run(events: UpstreamEvent[], sawDone: boolean, model: string, fast: boolean): Run {
   const normalizer = new ChunkNormalizer(fallbacks);
+  const scanner = new ChunkScanner();
   const tap = new HubUsageTap();
   const result: Run = { wire: [], chunks: [], usage: undefined, scanned: 0 };
   const modelText = JSON.stringify(model);
@@ -71,7 +72,7 @@ function run(events: UpstreamEvent[], sawDone: boolean, model: string, fast: boo
   try {
     for (const { data, event } of events) {
       // As the adapter does: unnamed events try the scanner first.
-      const scanned = fast && event === undefined ? scanPlainChunk(data) : undefined;
+      const scanned = fast && event === undefined ? scanner.scan(data) : undefined;
       if (scanned !== undefined) {
         result.scanned += 1;
         emit(normalizer.pushScanned(scanned));
@@ -127,6 +128,15 @@ describe('chat stream fast path: every recorded stream', () => {
       expect(after.scanned, file).toBeGreaterThanOrEqual(events.length - 2);
       expect(after.wire.length, file).toBeGreaterThan(0);
     }
+  });
+
+  it('events that share the template\'s ends but not one plain string between them are read whole', () => {
+    const event = (content: string) => `{"id":"a","created":5,"model":"u","choices":[{"index":0,"delta":{"content":${content}},"finish_reason":null}]}`;
+    const events = ['"x"', '"y","refusal":"z"', 'null', '"q\\u00e9\\"\\n"', '"p","content":"dup"', '"a"}, "b":{"c":"d"', '"1" ', '"é😀"', '"back\\\\"'].map((content) => ({ data: event(content) }));
+    events.push({ data: '{"id":"a","created":5,"model":"u","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}' });
+    const after = expectSame(events, true, 'm');
+    expect(after.wire.length).toBeGreaterThanOrEqual(6);
+    expect(after.scanned).toBeGreaterThanOrEqual(7);
   });
 
   it('output railguards drop the ready text of a chunk they rewrite, so the client gets what the chunk now holds', () => {
@@ -282,6 +292,15 @@ const eventTextArb = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(eventArb, styleArb).map(([event, style]) => write(event, style)) },
   { weight: 1, arbitrary: fc.constantFrom('{"id":', '{"choices":[{"delta":{"content":"x"}}]}x', '[]', 'null', '{"choices":[{"index":-1,"delta":{}}]}', '{"choices":[{"index":1.5}]}', '{"choices":[{"index":01}]}', ' {"choices":[{}]} ', '{"choices":[{"delta":{"content":"\\x"}}]}') },
 );
+/** A run of events that differ only in their content (what a stream mostly is): the scanner's template path. */
+const templateRunArb = fc.tuple(plainEventArb, fc.oneof(fc.constant(plainStyle), styleArb), fc.array(text, { minLength: 1, maxLength: 5 })).map(([event, style, contents]) =>
+  contents.map((content) => {
+    const copy = structuredClone(event);
+    const choice = copy.choices[0];
+    if (choice?.delta !== undefined) choice.delta = { ...choice.delta, content };
+    return write(copy, style);
+  }),
+);
 const finishText = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}';
 const usageText = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"up","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}';
 
@@ -289,8 +308,8 @@ describe('chat stream fast path: generated streams', () => {
   it('every generated stream gives the same bytes, chunks, usage and errors on both paths', () => {
     let scanned = 0;
     fc.assert(
-      fc.property(fc.array(eventTextArb, { minLength: 1, maxLength: 8 }), fc.boolean(), fc.boolean(), fc.constantFrom('client-model', 'a "b" \\ é 😀\n'), (texts, finish, done, model) => {
-        const events: UpstreamEvent[] = texts.map((data) => ({ data }));
+      fc.property(fc.array(fc.oneof(eventTextArb.map((one) => [one]), templateRunArb), { minLength: 1, maxLength: 6 }), fc.boolean(), fc.boolean(), fc.constantFrom('client-model', 'a "b" \\ é 😀\n'), (runs, finish, done, model) => {
+        const events: UpstreamEvent[] = runs.flat().map((data) => ({ data }));
         if (finish) events.push({ data: finishText }, { data: usageText });
         scanned += expectSame(events, done, model).scanned;
       }),
