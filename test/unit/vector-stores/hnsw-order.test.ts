@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ADD_SLICE_POINTS, HnswIndex } from '../../../src/vector-stores/hnsw-index.js';
 
 /**
- * The index thread's order (hnsw-index.ts): searches and changes reach the thread by two lanes
- * (shared-memory slots and messages), and still behave as one queue in send order. A search sent
- * after a change was sent sees it; a change sent after a search waits for it; an acknowledged
- * change is seen by every later search, also with other searches in flight.
+ * The index thread's order (hnsw-index.ts), whatever way a search travels to it: per index,
+ * searches and changes behave as one queue in send order. A search sent after a change was sent
+ * sees it; a change sent after a search waits for it (and never runs inside its searchKnn); an
+ * acknowledged change is seen by every later search, also with other searches in flight.
  */
 const DIMENSIONS = 16;
 
@@ -20,7 +20,7 @@ function vector(seed: number): number[] {
 const labelsFrom = (first: number, count: number) => Array.from({ length: count }, (_, offset) => first + offset);
 const vectorsOf = (labels: readonly number[]) => labels.map((label) => vector(label));
 
-/** Searches kept in flight on `index` until `stop` is set, so both lanes are in use meanwhile. */
+/** Searches kept in flight on `index` until `stop` is called. */
 function keepSearching(index: HnswIndex, inFlight: number): { stop(): Promise<void> } {
   let running = true;
   const loops = Array.from({ length: inFlight }, async (_, lane) => {
@@ -34,7 +34,7 @@ function keepSearching(index: HnswIndex, inFlight: number): { stop(): Promise<vo
   };
 }
 
-describe('the index thread keeps send order across its two lanes', () => {
+describe('the index thread keeps send order, per index', () => {
   it('a search right after an acknowledged add finds each added point, with other searches in flight', async () => {
     const index = HnswIndex.create(DIMENSIONS, 16);
     await index.add(vectorsOf(labelsFrom(0, 50)), labelsFrom(0, 50));
