@@ -2,6 +2,7 @@ import { renderError } from '../errors/render.js';
 import { responseHeaders, type RequestCall } from '../http/request-call.js';
 import { SseWriter } from '../http/sse.js';
 import { billingFields, meterServed, openChat, type InferenceScope } from '../inference/index.js';
+import { chatChunkWireText } from '../translate/chat/chunk-text.js';
 import type { ChatChunk } from '../translate/chat/types.js';
 import { reportIgnored, type PreparedChat } from './chat-completions-prepare.js';
 
@@ -21,15 +22,15 @@ export async function streamChatCompletion(call: RequestCall, scope: InferenceSc
   const writer = new SseWriter(call.response);
   writer.open(responseHeaders(call));
   let last: ChatChunk | undefined;
+  const modelText = JSON.stringify(model);
   const driven = await opened.drive(
     (chunk) => {
       last = chunk;
       // Usage-only chunks are held back: usage goes out once, on the final chunk.
       if (chunk.choices.length === 0) return undefined;
-      // Adapters hand over fresh chunk objects: rewrite in place rather than copy per event.
-      chunk.model = model;
-      if (chunk.usage !== undefined) delete chunk.usage;
-      return writer.send(chunk);
+      // The common events come with their JSON text and only need the model name put in
+      // (chunk-text.ts, issue 18 item 3); the others are serialised.
+      return writer.send(chatChunkWireText(chunk, model, modelText));
     },
     { choices: plan.request.n ?? 1 },
   );

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { classifyUpstreamStatus } from '../errors/classify-upstream.js';
 import type { UpstreamHttpClient } from './http-client.js';
-import { decodeSseBatches } from './sse-decode.js';
+import { decodeSseBatches, type SseEvent } from './sse-decode.js';
 import { flattenBatches } from '../util/flatten-batches.js';
 import type { AbortWatch } from '../util/caller-abort.js';
 
@@ -24,20 +24,21 @@ export interface UpstreamEvent {
 }
 
 /**
- * POSTs a streaming request and yields its SSE events as parsed JSON, one batch per upstream
- * read (issue 18 item 3: one async step per read, not per event); returns whether the `[DONE]`
- * sentinel arrived. Shared by every provider kind that streams SSE: non-2xx statuses are
- * classified, a JSON answer to a streaming request is refused, transport failures go through
- * `dialect.failure`, and stopping early releases the upstream socket. An event that is not
- * valid JSON ends the stream after the events before it (they are yielded first).
+ * POSTs a streaming request and yields its SSE events as the upstream framed them (text, not
+ * yet parsed), one batch per upstream read (issue 18 item 3: one async step per read, not per
+ * event); returns whether the `[DONE]` sentinel arrived. Shared by every provider kind that
+ * streams SSE: non-2xx statuses are classified, a JSON answer to a streaming request is
+ * refused, transport failures go through `dialect.failure`, and stopping early releases the
+ * upstream socket. A consumer that can read an event's text without JSON.parse (the chat
+ * stream's scanner, scan-chunk.ts) takes these; the rest take upstreamEventBatches.
  */
-export async function* upstreamEventBatches(
+export async function* upstreamSseBatches(
   httpClient: UpstreamHttpClient,
   url: string,
   body: unknown,
   options: { headers: Record<string, string>; timeoutMs: number; signal: AbortWatch },
   dialect: StreamDialect,
-): AsyncGenerator<UpstreamEvent[], { sawDone: boolean }> {
+): AsyncGenerator<SseEvent[], { sawDone: boolean }> {
   let response;
   try {
     response = await httpClient.postStream(url, body, options);
@@ -74,6 +75,30 @@ export async function* upstreamEventBatches(
         idle.disarm();
       }
       if (step.done === true) return step.value;
+      yield step.value;
+    }
+  } finally {
+    // Stopping early (consumer gone, error) releases the upstream socket.
+    await batches.return({ sawDone: false }).catch(() => undefined);
+  }
+}
+
+/**
+ * upstreamSseBatches with each event's data parsed as JSON. An event that is not valid JSON
+ * ends the stream after the events before it (they are yielded first).
+ */
+export async function* upstreamEventBatches(
+  httpClient: UpstreamHttpClient,
+  url: string,
+  body: unknown,
+  options: { headers: Record<string, string>; timeoutMs: number; signal: AbortWatch },
+  dialect: StreamDialect,
+): AsyncGenerator<UpstreamEvent[], { sawDone: boolean }> {
+  const batches = upstreamSseBatches(httpClient, url, body, options, dialect);
+  try {
+    for (;;) {
+      const step = await batches.next();
+      if (step.done === true) return step.value;
       const parsed: UpstreamEvent[] = [];
       let broken: unknown;
       for (const event of step.value) {
@@ -88,8 +113,7 @@ export async function* upstreamEventBatches(
       if (broken !== undefined) throw broken;
     }
   } finally {
-    // Stopping early (consumer gone, error) releases the upstream socket.
-    await batches.return({ sawDone: false }).catch(() => undefined);
+    await batches.return({ sawDone: false });
   }
 }
 
@@ -105,7 +129,7 @@ export async function* upstreamEvents(
 }
 
 /** JSON.parse of one `data:` payload (whitespace padding is fine); an `event: error` is an error whatever its data. */
-function parseEventData(data: string, event: string | undefined, dialect: StreamDialect): unknown {
+export function parseEventData(data: string, event: string | undefined, dialect: StreamDialect): unknown {
   try {
     return JSON.parse(data) as unknown;
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { OutputGuard, StreamGuard } from '../../blueprints/output-guard.js';
+import { forgetChunkText } from '../../translate/chat/chunk-text.js';
 import type { ChatChunk, ChatResponse, ChunkChoice } from '../../translate/chat/types.js';
 import type { StreamTransform } from './transform.js';
 
@@ -49,6 +50,8 @@ export class RailguardTransform implements StreamTransform<ChatChunk> {
 
   /** Rewrites the chunk in place; false when nothing of it is left to send (a usage-only chunk is kept). */
   apply(chunk: ChatChunk): boolean {
+    // The chunk is rewritten below: its ready JSON text (if any) would no longer say what it holds.
+    forgetChunkText(chunk);
     this.template = { id: chunk.id, created: chunk.created, model: chunk.model, system_fingerprint: chunk.system_fingerprint ?? null };
     if (chunk.choices.length === 0) return true;
     const kept: ChunkChoice[] = [];

@@ -1,4 +1,4 @@
-import { upstreamEventBatches, upstreamEvents } from '../upstream-stream.js';
+import { parseEventData, upstreamEvents, upstreamSseBatches, type StreamDialect } from '../upstream-stream.js';
 import { classifyUpstreamException, classifyUpstreamStatus, classifyUpstreamStreamError } from '../../errors/classify-upstream.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatChunk, ChatRequest, ChatResponse } from '../../translate/chat/types.js';
@@ -10,6 +10,7 @@ import { defaultEmbeddingBatch, mergeEmbeddingResults, splitBatches } from './em
 import { normalizeImages, upstreamImagesBody } from './images.js';
 import { normalizeChatResponse, normalizeEmbeddings, type NormalizeFallbacks } from './normalize.js';
 import { ChunkNormalizer } from './normalize-stream.js';
+import { ChunkScanner } from './scan-chunk.js';
 import { normalizeRerank, upstreamRerankBody, type RerankTopField } from './rerank.js';
 import { upstreamBodyForVendor, type Vendor } from './quirks.js';
 import { transcribeOpenAiCompatible } from './transcribe.js';
@@ -116,13 +117,15 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
   async function* streamChatBatches(request: ChatRequest, context: CallContext): AsyncGenerator<ChatChunk[]> {
     const body = upstreamBodyForVendor(vendor, upstreamChatBody(request, context.upstreamModel, true), providerId);
     const normalizer = new ChunkNormalizer(fallbacks(context));
-    const batches = upstreamEventBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: abortWatchOf(context) }, {
+    const scanner = new ChunkScanner();
+    const dialect: StreamDialect = {
       providerId,
       failure: (error) => failure(error, context),
       // The normalizer classifies `{error}` payloads.
       errorPayload: (text) => ({ error: { message: text } }),
       errorEnvelope: (parsed) => (typeof parsed === 'object' && parsed !== null && 'error' in parsed ? classifyUpstreamStreamError(parsed, providerId) : undefined),
-    });
+    };
+    const batches = upstreamSseBatches(httpClient, `${baseUrl}/chat/completions`, body, { headers, timeoutMs: options.timeoutMs, signal: abortWatchOf(context) }, dialect);
     try {
       for (;;) {
         const step = await batches.next();
@@ -132,12 +135,16 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleProviderO
           return;
         }
         // One upstream read → the hub chunks of its events, passed on at once (no buffering);
-        // an event the normalizer refuses ends the stream after the chunks before it.
+        // an event that is not JSON, or that the normalizer refuses, ends the stream after the
+        // chunks before it. A plain text chunk is read by the scanner instead of JSON.parse, and
+        // its hub chunk carries its JSON text (issue 18 item 3); any other event is parsed whole.
         const chunks: ChatChunk[] = [];
         let broken: unknown;
         for (const event of step.value) {
           try {
-            chunks.push(...normalizer.push(event.payload, event.event));
+            const scanned = event.event === undefined ? scanner.scan(event.data) : undefined;
+            if (scanned !== undefined) chunks.push(...normalizer.pushScanned(scanned));
+            else chunks.push(...normalizer.push(parseEventData(event.data, event.event, dialect), event.event));
           } catch (error) {
             broken = error;
             break;

@@ -11,7 +11,9 @@ import {
   unexpectedBody,
   type NormalizeFallbacks,
 } from './normalize.js';
-import { parseUpstreamChunk, type UpstreamToolCall } from './wire.js';
+import { TextedChunk } from '../../translate/chat/chunk-text.js';
+import { chunkHead, renderScannedChunk } from './chunk-render.js';
+import { parseUpstreamChunk, type UpstreamChatChunk, type UpstreamToolCall } from './wire.js';
 
 /**
  * Upstream `chat.completion.chunk` payloads → hub ChatChunks, one upstream event at a time
@@ -39,6 +41,10 @@ export class ChunkNormalizer {
   private finishSeen = false;
   private usageSent = false;
   private heldUsage: ChatUsage | undefined;
+  /** The rendered head of the last scanned chunk, and the id and created it was made for. */
+  private head: string | undefined;
+  private headId: string | undefined;
+  private headCreated: number | undefined;
 
   constructor(fallbacks: NormalizeFallbacks) {
     this.fallbacks = fallbacks;
@@ -51,7 +57,32 @@ export class ChunkNormalizer {
     }
     const parsed = parseUpstreamChunk(payload);
     if (!parsed.success) throw unexpectedBody(this.fallbacks.providerId, 'stream chunk', parsed.error);
-    const upstream = parsed.data;
+    return this.accept(parsed.data);
+  }
+
+  /**
+   * One event read by scanPlainChunk (scan-chunk.ts: a plain one-choice text chunk, no usage or
+   * error) → the same hub chunks push() makes of it, each with its JSON text ready for the chat
+   * surface (translate/chat/chunk-text.ts), so neither the event is parsed into objects nor the
+   * chunk serialised again (issue 18 item 3).
+   */
+  pushScanned(upstream: UpstreamChatChunk): TextedChunk[] {
+    const chunks = this.accept(upstream);
+    for (const chunk of chunks) {
+      // id and created are fixed by the stream's first chunk that has them: one head per stream, nearly always.
+      if (this.head === undefined || this.headId !== chunk.id || this.headCreated !== chunk.created) {
+        this.head = chunkHead(chunk);
+        this.headId = chunk.id;
+        this.headCreated = chunk.created;
+      }
+      const text = renderScannedChunk(chunk, this.head);
+      if (text !== undefined) TextedChunk.setText(chunk, text);
+    }
+    return chunks;
+  }
+
+  /** A checked upstream chunk → zero or more hub chunks (the evening out described on the class). */
+  private accept(upstream: UpstreamChatChunk): TextedChunk[] {
     this.id ??= nonEmpty(upstream.id);
     this.created ??= upstream.created ?? undefined;
     this.model ??= nonEmpty(upstream.model);
@@ -134,7 +165,7 @@ export class ChunkNormalizer {
    * without a finish_reason, or without both [DONE] and usage, was cut off: INFERENCE_3105.
    */
   end(sawDone: boolean): ChatChunk[] {
-    const flushed: ChatChunk[] = [];
+    const flushed: TextedChunk[] = [];
     if (this.heldUsage !== undefined) {
       const chunk = this.chunk([]);
       chunk.usage = this.heldUsage;
@@ -152,14 +183,8 @@ export class ChunkNormalizer {
     return flushed;
   }
 
-  private chunk(choices: ChunkChoice[]): ChatChunk {
-    return {
-      id: this.id ?? this.fallbacks.id,
-      object: 'chat.completion.chunk',
-      created: this.created ?? this.fallbacks.created,
-      model: this.model ?? this.fallbacks.model,
-      choices,
-    };
+  private chunk(choices: ChunkChoice[]): TextedChunk {
+    return new TextedChunk(this.id ?? this.fallbacks.id, this.created ?? this.fallbacks.created, this.model ?? this.fallbacks.model, choices);
   }
 
   private choiceState(index: number): ChoiceState {
