@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readWholeFile, writeNewFilesSynced } from '../../../src/store/disk-thread.js';
+import { readWholeFile, requestFolderSyncs, writeNewFileInFolderSynced, writeNewFilesSynced } from '../../../src/store/disk-thread.js';
 
 const folder = await mkdtemp(path.join(tmpdir(), 'igw-synced-write-'));
 afterAll(async () => {
@@ -61,5 +61,35 @@ describe('the disk thread: writeNewFilesSynced, readWholeFile', () => {
     expect((read as PromiseFulfilledResult<Buffer>).value.toString()).toBe('abc'.repeat(5000));
     expect(((missing as PromiseRejectedResult).reason as NodeJS.ErrnoException).code).toBe('ENOENT');
     expect(await readFile(path.join(folder, 'written-meanwhile'), 'utf8')).toBe('w');
+  });
+});
+
+describe('the request disk thread: writeNewFileInFolderSynced', () => {
+  it('creates each upload whole (0600) and fsyncs its folder once per batch: a lone call runs one, 30 concurrent calls two', async () => {
+    const uploads = path.join(folder, 'uploads');
+    await mkdir(uploads);
+    const before = requestFolderSyncs();
+    await writeNewFileInFolderSynced({ path: path.join(uploads, 'lone'), bytes: Buffer.from('lone') }, uploads);
+    expect(requestFolderSyncs() - before).toBe(1);
+    // The first goes out alone; the other 29 queue meanwhile and go out as one batch sharing one folder fsync.
+    await Promise.all(Array.from({ length: 30 }, (_, call) => writeNewFileInFolderSynced({ path: path.join(uploads, `u${call}`), bytes: Buffer.from(`upload ${call}`) }, uploads)));
+    expect(requestFolderSyncs() - before).toBe(3);
+    for (let call = 0; call < 30; call += 1) {
+      expect(await readFile(path.join(uploads, `u${call}`), 'utf8')).toBe(`upload ${call}`);
+      expect((await stat(path.join(uploads, `u${call}`))).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('a folder that cannot be synced fails only the jobs that named it', async () => {
+    const uploads = path.join(folder, 'uploads-2');
+    await mkdir(uploads);
+    const results = await Promise.allSettled([
+      writeNewFileInFolderSynced({ path: path.join(uploads, 'first'), bytes: Buffer.from('1') }, uploads),
+      writeNewFileInFolderSynced({ path: path.join(uploads, 'bad'), bytes: Buffer.from('2') }, path.join(folder, 'no-such-folder')),
+      writeNewFileInFolderSynced({ path: path.join(uploads, 'good'), bytes: Buffer.from('3') }, uploads),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(((results[1] as PromiseRejectedResult).reason as NodeJS.ErrnoException).code).toBe('ENOENT');
+    expect(await readFile(path.join(uploads, 'good'), 'utf8')).toBe('3');
   });
 });
