@@ -8,6 +8,7 @@ import { ensureDataDir } from '../store/db.js';
 import { JournalCollection } from '../store/journal-collection.js';
 import type { CollectionOpener } from '../store/postgres/pg-collection.js';
 import { DataDirFileBytes, type FileBytes } from './file-bytes.js';
+import { RecentUploads } from './recent-uploads.js';
 import type { Clock } from '../util/clock.js';
 import type { IdGenerator } from '../util/ids.js';
 import { isUploadPurpose, type FilePurpose, type FileRecord, type UploadPurpose } from './file-record.js';
@@ -53,6 +54,9 @@ export interface FilePage {
  * later start. Reads stream and decrypt segment by segment.
  */
 export class FileStore {
+  /** Small uploads' sealed bytes until ingestion reads them (recent-uploads.ts). */
+  private readonly recent = new RecentUploads();
+
   private constructor(
     private readonly records: Collection<FileRecord>,
     private readonly blobs: FileBytes,
@@ -123,7 +127,9 @@ export class FileStore {
   async storeSealed(accountId: string, id: string, file: NewFile & { bytes: number }, sealed: Buffer): Promise<FileRecord> {
     if (this.blobs.writeSealed !== undefined) await this.blobs.writeSealed(id, sealed);
     else await this.blobs.write(id, Readable.from([sealed]));
-    return this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
+    const record = await this.insert({ id, account: accountId, filename: file.filename, purpose: file.purpose, bytes: file.bytes, created_at: Math.floor(this.clock.now() / 1000) });
+    this.recent.keep(id, sealed);
+    return record;
   }
 
   private async insert(record: FileRecord): Promise<FileRecord> {
@@ -189,7 +195,10 @@ export class FileStore {
   }
 
   async readAll(record: FileRecord): Promise<Buffer> {
-    // A small file (ingestion's usual one) read whole and opened at once: no streams.
+    // A just-uploaded small file from memory (still sealed, checked as from disk); else a small
+    // file (ingestion's usual one) read whole and opened at once: no streams.
+    const recent = this.recent.take(record.id);
+    if (recent !== undefined) return unsealWhole(this.key, recent, { aad: record.id });
     if (record.bytes <= WHOLE_READ_BYTES && this.blobs.readSealed !== undefined) return unsealWhole(this.key, await this.blobs.readSealed(record.id), { aad: record.id });
     const parts: Buffer[] = [];
     for await (const part of this.openRead(record)) parts.push(part as Buffer);
@@ -206,6 +215,7 @@ export class FileStore {
     const record = this.records.get(id);
     if (record === undefined || record.account !== accountId) return false;
     await this.records.delete(id);
+    this.recent.drop(id);
     await this.blobs.remove(id);
     return true;
   }

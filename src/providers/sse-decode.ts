@@ -20,6 +20,11 @@ export interface SseDecodeOptions {
   onComment?: () => void;
   /** Most characters one unfinished line or event may buffer before the stream is refused. */
   maxBufferChars?: number;
+  /**
+   * Called when a read completed the `data: [DONE]` sentinel, before that read's events are
+   * yielded: the consumer may end its stream then instead of waiting for the body's end.
+   */
+  onDone?: () => void;
 }
 
 /** 64 Mi characters: far above any real event (a base64 image chunk is a few MB), far below exhausting memory. */
@@ -81,6 +86,7 @@ export async function* decodeSseBatches(body: AsyncIterable<Uint8Array>, options
       feed(decoder.decode(bytes, { stream: true }));
       const { events, done } = take();
       sawDone = done;
+      if (done) options.onDone?.();
       if (events.length > 0) yield events;
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { classifyUpstreamStatus } from '../errors/classify-upstream.js';
 import type { UpstreamHttpClient } from './http-client.js';
-import { decodeSseBatches, type SseEvent } from './sse-decode.js';
+import { decodeSseBatches, type SseEnd, type SseEvent } from './sse-decode.js';
 import { flattenBatches } from '../util/flatten-batches.js';
 import type { AbortWatch } from '../util/caller-abort.js';
 
@@ -62,7 +62,9 @@ export async function* upstreamSseBatches(
   // The idle timeout counts complete events (and keep-alive comment lines), not bytes: it runs
   // only while we wait for the next one, so a trickle of bytes cannot hold the stream open.
   const { idle } = response;
-  const batches = decodeSseBatches(response.body, { onComment: () => idle.progress() });
+  let doneSeen = false;
+  let draining = false;
+  const batches = decodeSseBatches(response.body, { onComment: () => idle.progress(), onDone: () => (doneSeen = true) });
   try {
     for (;;) {
       let step;
@@ -76,11 +78,34 @@ export async function* upstreamSseBatches(
       }
       if (step.done === true) return step.value;
       yield step.value;
+      if (doneSeen) {
+        // `[DONE]` has come: the stream ends now, not when the body's end arrives in a later read
+        // (so the client's last events and the end of its body leave in one write; issue 18
+        // item 3). The rest of the body is still read, in the background and under the idle
+        // timer, so the keep-alive socket goes back to the pool (or is closed if it hangs).
+        draining = true;
+        drainAfterDone(batches, idle);
+        return { sawDone: true };
+      }
     }
   } finally {
     // Stopping early (consumer gone, error) releases the upstream socket.
-    await batches.return({ sawDone: false }).catch(() => undefined);
+    if (!draining) await batches.return({ sawDone: false }).catch(() => undefined);
   }
+}
+
+/** Reads what follows `[DONE]` to the body's end; an error or the idle timeout just ends it (the stream is already complete). */
+function drainAfterDone(batches: AsyncGenerator<SseEvent[], SseEnd>, idle: { arm(): void; disarm(): void }): void {
+  idle.arm();
+  void (async () => {
+    try {
+      while ((await batches.next()).done !== true);
+    } catch {
+      // Nothing to report: every event up to [DONE] was delivered.
+    } finally {
+      idle.disarm();
+    }
+  })();
 }
 
 /**

@@ -144,4 +144,22 @@ describe('FileStore', () => {
     expect(await files.get('a', record.id)).toBeUndefined();
     expect(await readdir(path.join(dir, 'files'))).toEqual([]);
   });
+
+  it('a small upload stored sealed is read back once from memory (checked like the disk copy), then from disk', async () => {
+    const { dir, files } = await freshStore();
+    const plain = Buffer.from('a small note for ingestion');
+    const prepared = files.prepare();
+    const parts: Buffer[] = [];
+    for await (const part of Readable.from([plain]).pipe(prepared.sealer())) parts.push(part as Buffer);
+    const record = await files.storeSealed('acct', prepared.id, { filename: 'note.txt', purpose: 'assistants', bytes: plain.length }, Buffer.concat(parts));
+    const onDisk = path.join(dir, 'files', record.id);
+    const copy = await readFile(onDisk);
+    await rm(onDisk);
+    // The first read needs no disk: the bytes on disk are gone.
+    expect((await files.readAll(record)).equals(plain)).toBe(true);
+    // Given out once: the next read goes to the disk.
+    expect(((await rejection(files.readAll(record))) as NodeJS.ErrnoException).code).toBe('ENOENT');
+    await writeFile(onDisk, copy);
+    expect((await files.readAll(record)).equals(plain)).toBe(true);
+  });
 });
