@@ -39,9 +39,12 @@ export function answerId(answer: ArrayBuffer): number {
 /** Best first, scores as cosine similarity (1 − distance). */
 export function neighborsOf(answer: ArrayBuffer): Neighbor[] {
   const count = new Int32Array(answer, 4, 1)[0]!;
-  const labels = new Int32Array(answer, ANSWER_HEADER_INTS * 4, count);
-  const distances = new Float32Array(answer, (ANSWER_HEADER_INTS + count) * 4, count);
-  const neighbors = new Array<Neighbor>(count);
-  for (let index = 0; index < count; index += 1) neighbors[index] = { label: labels[index]!, score: 1 - distances[index]! };
+  return neighborsFrom(new Int32Array(answer, ANSWER_HEADER_INTS * 4, count), new Float32Array(answer, (ANSWER_HEADER_INTS + count) * 4, count));
+}
+
+/** hnswlib's labels and cosine distances as neighbors (both lanes' answers: this one and hnsw-search-slots.ts). */
+export function neighborsFrom(labels: Int32Array, distances: Float32Array): Neighbor[] {
+  const neighbors = new Array<Neighbor>(labels.length);
+  for (let index = 0; index < labels.length; index += 1) neighbors[index] = { label: labels[index]!, score: 1 - distances[index]! };
   return neighbors;
 }

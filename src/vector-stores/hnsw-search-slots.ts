@@ -1,4 +1,4 @@
-import type { Neighbor } from './hnsw-search-message.js';
+import { neighborsFrom, type Neighbor } from './hnsw-search-message.js';
 
 /**
  * The searches' own lane to the index thread: a ring of request/answer slots in shared memory
@@ -96,13 +96,7 @@ export class SearchSlots {
 
   /** The thread is gone: every search it owed fails (their slots are never answered). */
   failAll(error: Error): void {
-    while (this.read !== this.written) {
-      const slot = this.read & (SLOT_COUNT - 1);
-      const waiter = this.waiters[slot]!;
-      this.waiters[slot] = undefined;
-      this.read = (this.read + 1) | 0;
-      waiter.reject(error);
-    }
+    while (this.read !== this.written) this.nextWaiter().waiter.reject(error);
   }
 
   /** Reads every answer written so far, then waits for the next while any search is owed. */
@@ -121,11 +115,17 @@ export class SearchSlots {
     }
   };
 
-  private take(): void {
+  /** The oldest unread slot and its waiter, which leaves the ring. */
+  private nextWaiter(): { slot: number; waiter: Waiter } {
     const slot = this.read & (SLOT_COUNT - 1);
     const waiter = this.waiters[slot]!;
     this.waiters[slot] = undefined;
     this.read = (this.read + 1) | 0;
+    return { slot, waiter };
+  }
+
+  private take(): void {
+    const { slot, waiter } = this.nextWaiter();
     const at = slot * SLOT_INTS + ANSWER_AT;
     const ints = this.ints;
     const count = ints[at]!;
@@ -137,9 +137,6 @@ export class SearchSlots {
       waiter.reject(new Error(decoder.decode(bytes)));
       return;
     }
-    const floats = this.floats;
-    const neighbors = new Array<Neighbor>(count);
-    for (let index = 0; index < count; index += 1) neighbors[index] = { label: ints[at + 1 + index]!, score: 1 - floats[at + 1 + count + index]! };
-    waiter.resolve(neighbors);
+    waiter.resolve(neighborsFrom(ints.subarray(at + 1, at + 1 + count), this.floats.subarray(at + 1 + count, at + 1 + 2 * count)));
   }
 }
