@@ -1,7 +1,10 @@
 // Micro bench of the lexical side of a search (src/vector-stores/bm25-index.ts): CPU µs per query at
-// 100,000 chunks for the query's terms (tokenising, stemming), its BM25 scoring, the 30 best labels
-// (search.ts's MIN_CANDIDATES) through a filter, and the lexical scores of 30 other labels (a search's
-// ANN hits; builds before the windowed scoring also release their reused arrays). The corpus
+// 100,000 chunks for the query's terms (tokenising, stemming), its BM25 scoring for 60 candidates
+// (hybrid-search.ts: twice search.ts's MIN_CANDIDATES), its best labels read through a filter as a
+// search reads them (one at a time, stopping early: how many is drawn from READS, measured), and the
+// lexical scores of 30 other labels (a search's ANN hits; builds before the windowed scoring also
+// release their reused arrays). BENCH_BM25_READ=30 reads a fixed 30 instead (top(30) of the default
+// 50, as this bench did before searches stopped early). The corpus
 // and the queries are drawn like bench/ingest.mjs's (words of a 5,000-word vocabulary skewed toward
 // the frequent ones, 3-word queries: the postings are long). Runs the built dist/ (npm run build).
 // BENCH_BM25_CHUNKS sets the store size (default 100000), BENCH_BM25_QUERIES the timed queries
@@ -16,6 +19,14 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHUNKS = Number(process.env.BENCH_BM25_CHUNKS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_BM25_QUERIES ?? 3000);
 const CANDIDATES = 30;
+/** Lexical candidates a search asks for (hybrid-search.ts). */
+const LEXICAL_CANDIDATES = 60;
+/**
+ * How many of its 60 lexical candidates a search read (ranked() labels taken), counted over 3,000
+ * searches of bench/ingest.mjs on the kept 100,084-chunk store: READS[n - 1] searches read n.
+ */
+const READS = [0, 0, 1, 4, 12, 26, 68, 115, 231, 323, 422, 388, 306, 237, 184, 122, 109, 74, 56, 50, 36, 34, 26, 27, 18, 19, 3, 7, 11, 7, 7, 6, 7, 5, 2, 0, 6, 5, 2, 1, 3, 3, 0, 3, 0, 3, 4, 0, 0, 1, 0, 0, 1, 1, 0, 2, 1, 0, 2, 19];
+const FIXED_READ = process.env.BENCH_BM25_READ === undefined ? null : Number(process.env.BENCH_BM25_READ);
 const IN_FLIGHT = 8;
 const ROUNDS = 5;
 
@@ -44,6 +55,30 @@ function queries() {
   return Array.from({ length: QUERIES }, () => Array.from({ length: 3 }, () => skewed(random)).join(' '));
 }
 
+/** How many best labels each query's search reads: drawn from READS (the same for every build), or FIXED_READ. */
+function readCounts() {
+  const random = seededRandom(5);
+  const total = READS.reduce((sum, count) => sum + count, 0);
+  return Array.from({ length: QUERIES }, () => {
+    if (FIXED_READ !== null) return FIXED_READ;
+    let drawn = random() * total;
+    for (let read = 1; read <= READS.length; read += 1) if ((drawn -= READS[read - 1]) < 0) return read;
+    return READS.length;
+  });
+}
+const reads = readCounts();
+
+/** A search's reading of its lexical candidates: ranked() through the filter, stopping after `count`. */
+function read(scores, count) {
+  if (FIXED_READ !== null) return scores.top(count, accept);
+  const labels = [];
+  for (const label of scores.ranked(LEXICAL_CANDIDATES, accept)) {
+    labels.push(label);
+    if (labels.length === count) break;
+  }
+  return labels;
+}
+
 /** Labels standing for a search's ANN hits (spread over the store, unrelated to the query's terms). */
 const annHits = Int32Array.from({ length: 4096 }, (_, index) => (index * 7919 * 13) % CHUNKS);
 
@@ -65,8 +100,8 @@ function run(kit, index, texts) {
   const results = [];
   const started = cpuMicros();
   for (let first = 0; first < texts.length; first += IN_FLIGHT) {
-    const batch = texts.slice(first, first + IN_FLIGHT).map((text) => index.score(kit.lexicalTerms(text)));
-    for (const scores of batch) scores.top(CANDIDATES, accept);
+    const batch = texts.slice(first, first + IN_FLIGHT).map((text) => index.score(kit.lexicalTerms(text), FIXED_READ === null ? LEXICAL_CANDIDATES : undefined));
+    for (const [which, scores] of batch.entries()) read(scores, reads[first + which]);
     for (const [which, scores] of batch.entries()) {
       let sum = 0;
       for (let hit = 0; hit < CANDIDATES; hit += 1) sum += scores.get(annHits[(first + which + hit * 7919) % annHits.length]);
@@ -98,7 +133,7 @@ for (const [name, dist] of [['this build', path.join(root, 'dist')], ['baseline'
 }
 const measured = measure(contenders, texts);
 const matched = measured[0].results.reduce((sum, size) => sum + Math.floor(size), 0) / texts.length;
-console.log(`bm25: ${CHUNKS} chunks, ${texts.length} queries of 3 words, ${matched.toFixed(0)} matching chunks a query on average`);
+console.log(`bm25: ${CHUNKS} chunks, ${texts.length} queries of 3 words, ${matched.toFixed(0)} matching chunks a query on average; ${FIXED_READ === null ? `best labels read as searches read them (median ${[...reads].sort((left, right) => left - right)[reads.length >> 1]} of ${LEXICAL_CANDIDATES})` : `top(${FIXED_READ})`}`);
 contenders.forEach(({ name, buildSeconds }, which) => {
   const { median, best } = measured[which];
   console.log(`  ${name.padEnd(10)}: ${median.toFixed(1)} µs CPU/query (median of ${ROUNDS} rounds; best ${best.toFixed(1)}); index built in ${buildSeconds.toFixed(1)} s`);
