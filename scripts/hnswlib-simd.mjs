@@ -120,8 +120,9 @@ function rebuild() {
       if (byFunction.status !== 0 || byRanges.status !== 0 || byRanges.stdout !== byFunction.stdout) skip('the host build did not filter by label ranges like by a function');
     }
     if (typedPoints) {
-      // Points added as Float32Arrays and read back into one: the same graph, answers and stored points as Arrays through the stock build.
-      const byArrays = probe(stock, '', '', true);
+      // Points added as Float32Arrays and read back into one: the same graph, answers and stored points as Arrays through
+      // this build (not the stock one: its baseline kernels round distances differently from these).
+      const byArrays = probe(candidate, '', '', true);
       const byTyped = probe(candidate, '', '', true, 'Float32Array.from', true);
       if (byArrays.status !== 0 || byTyped.status !== 0 || byTyped.stdout !== byArrays.stdout) skip('the host build did not add and read typed points like Array ones');
     }
