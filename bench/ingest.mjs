@@ -55,6 +55,8 @@ async function searchLatency(origin, key, storeId, pid) {
   const clientBefore = process.cpuUsage();
   const begin = performance.now();
   let next = 0;
+  // BENCH_INGEST_TRACE=FILE writes each search's start (ms into the run), latency and query: whether slow ones cluster in time.
+  const trace = process.env.BENCH_INGEST_TRACE === undefined ? undefined : [];
   const worker = async (connection) => {
     while (next < SEARCHES) {
       next += 1;
@@ -64,9 +66,11 @@ async function searchLatency(origin, key, storeId, pid) {
       const page = JSON.parse(response.body.toString('utf8'));
       if (response.status !== 200 || page.data.length === 0) throw new Error(`search: ${response.status} ${JSON.stringify(page).slice(0, 300)}`);
       times.push(performance.now() - started);
+      trace?.push(`${(started - begin).toFixed(2)} ${(performance.now() - started).toFixed(2)} ${query}`);
     }
   };
   await Promise.all(connections.map(worker));
+  if (trace !== undefined) await writeFile(process.env.BENCH_INGEST_TRACE, `${trace.join('\n')}\n`);
   for (const connection of connections) connection.close();
   const seconds = (performance.now() - begin) / 1000;
   const cpuMs = ((await cpuSeconds(pid)) - cpuBefore) * 1000;
@@ -128,7 +132,9 @@ function gatewayEnv(workDir, configPath) {
 async function startGateway(env, workDir) {
   // BENCH_INGEST_PROFILE=DIR writes a V8 CPU profile of the gateway there.
   const profile = process.env.BENCH_INGEST_PROFILE;
-  const igw = run(['serve', '--port', '0'], env, workDir, 'pipe', profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`]);
+  // BENCH_INGEST_NODE_ARGS="--flag …" starts the gateway's node with those flags (A/B of V8 settings).
+  const extra = (process.env.BENCH_INGEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const igw = run(['serve', '--port', '0'], env, workDir, 'pipe', [...extra, ...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`])]);
   forwardProblems(igw.stderr);
   const origin = (await firstLine(igw)).replace('igw listening on ', '').trim();
   return { igw, origin };

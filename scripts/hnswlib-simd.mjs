@@ -17,6 +17,7 @@ import { adviseHugePages } from './hnswlib-patches/huge-pages.mjs';
 import { acceptRangeFilters } from './hnswlib-patches/range-filter.mjs';
 import { scoreSparseQueriesSparsely } from './hnswlib-patches/sparse-queries.mjs';
 import { answerTypedQueriesTyped } from './hnswlib-patches/typed-results.mjs';
+import { acceptTypedPoints } from './hnswlib-patches/typed-points.mjs';
 
 const FLAGS = '-march=native';
 
@@ -62,11 +63,12 @@ function rebuild() {
     const sparseQueries = typedQueries && scoreSparseQueriesSparsely(path.join(work, 'src'));
     const rangeFilters = acceptRangeFilters(path.join(work, 'src'));
     const hugePages = adviseHugePages(path.join(work, 'src'));
+    const typedPoints = acceptTypedPoints(path.join(work, 'src'));
     const built = spawnSync(process.execPath, [nodeGyp, 'rebuild', `--nodedir=${nodeDir}`], { cwd: work, env: { ...process.env, CXXFLAGS: `${process.env.CXXFLAGS ?? ''} ${FLAGS}` }, encoding: 'utf8' });
     const candidate = path.join(work, 'build', 'Release', 'addon.node');
     if (built.status !== 0 || !existsSync(candidate)) skip(`build failed: ${(built.stderr ?? '').trim().split('\n').pop()}`);
     // The same small index through both builds, in a child (an instruction the CPU lacked would end it, not this install).
-    const probe = (addon, query = '', filter = '', distances = false) =>
+    const probe = (addon, query = '', filter = '', distances = false, point = '', readBack = false) =>
       spawnSync(
         process.execPath,
         [
@@ -76,13 +78,20 @@ function rebuild() {
            index.initIndex({ maxElements: 500, m: 16, efConstruction: 100, randomSeed: 100 });
            let seed = 1;
            const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
-           for (let label = 0; label < 500; label += 1) index.addPoint(Array.from({ length: 64 }, next), label);
+           for (let label = 0; label < 500; label += 1) index.addPoint(${point}(Array.from({ length: 64 }, next)), label);
            index.setEf(64);
            const answers = [];
            for (let query = 0; query < 20; query += 1) {
              const { neighbors, distances } = index.searchKnn(${query}(Array.from({ length: 64 }, next)), 10${filter});
              answers.push(Array.from(neighbors).join(','));
              if (${distances}) answers.push(Buffer.from(Float32Array.from(distances).buffer).toString('hex'));
+           }
+           if (${readBack}) {
+             // Every stored point, read through a Float32Array (typed-points.mjs), as float32 bytes.
+             const out = new Float32Array(64);
+             for (let label = 0; label < 500; label += 1) answers.push(Buffer.from(index.getPoint(label, out).buffer).toString('hex'));
+           } else if (${distances}) {
+             for (let label = 0; label < 500; label += 1) answers.push(Buffer.from(Float32Array.from(index.getPoint(label)).buffer).toString('hex'));
            }
            console.log(answers.join(';'));`,
         ],
@@ -110,6 +119,13 @@ function rebuild() {
       const byRanges = probe(candidate, '', ', Int32Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? index * 5 : 3))');
       if (byFunction.status !== 0 || byRanges.status !== 0 || byRanges.stdout !== byFunction.stdout) skip('the host build did not filter by label ranges like by a function');
     }
+    if (typedPoints) {
+      // Points added as Float32Arrays and read back into one: the same graph, answers and stored points as Arrays through
+      // this build (not the stock one: its baseline kernels round distances differently from these).
+      const byArrays = probe(candidate, '', '', true);
+      const byTyped = probe(candidate, '', '', true, 'Float32Array.from', true);
+      if (byArrays.status !== 0 || byTyped.status !== 0 || byTyped.stdout !== byArrays.stdout) skip('the host build did not add and read typed points like Array ones');
+    }
     renameSync(candidate, stock);
     const patched = [
       typedQueries && 'taking Float32Array queries',
@@ -117,6 +133,7 @@ function rebuild() {
       sparseQueries && 'scoring sparse ones by their nonzero columns',
       rangeFilters && 'filtering by label ranges natively',
       hugePages && 'its graph on huge pages',
+      typedPoints && 'adding and reading points as Float32Arrays',
     ].filter(Boolean);
     console.log(`hnswlib-node: addon rebuilt with ${FLAGS}${patched.map((patch) => `, ${patch}`).join('')}`);
   } finally {

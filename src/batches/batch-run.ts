@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import type { TaskBoard, TaskHandle } from '../app/activity.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -56,6 +57,10 @@ export class BatchRun {
     private readonly deps: BatchRunDeps,
   ) {
     this.log = new ResultsLog(deps.logPath, deps.key, record.id);
+    // Every row in flight listens on this one signal (its upstream call's abort), and those are at
+    // most the semaphore's permits (batches.concurrency): past Node's default of 10 it would warn
+    // of a leak in the terminal of `igw serve` (the margin: the run's own). Each call removes its listener when it ends.
+    setMaxListeners(Math.max(10, deps.semaphore.permits + 10), this.abort.signal);
   }
 
   private now(): number {

@@ -3,7 +3,7 @@ export class Semaphore {
   private waiting: Array<() => void> = [];
   private active = 0;
 
-  constructor(private readonly permits: number) {}
+  constructor(readonly permits: number) {}
 
   async acquire(): Promise<void> {
     if (this.active < this.permits) {

@@ -25,8 +25,9 @@ export async function connectMcpUrl(call: RequestCall, label: string, url: strin
     if (!(error instanceof RefusedMcpUrl)) throw error;
     throw new GatewayError('VALIDATION_4005', `The MCP server URL in "${field}" ${error.message}.`, { field });
   }
-  const server = new UpstreamMcpServer(label, { url, headers, timeout_ms: REMOTE_TIMEOUT_MS }, call.app.logger, VERSION, { fetch: guardedFetch(allowPrivate) });
-  call.response.once('close', () => void server.close());
+  const guarded = guardedFetch(allowPrivate);
+  const server = new UpstreamMcpServer(label, { url, headers, timeout_ms: REMOTE_TIMEOUT_MS }, call.app.logger, VERSION, { fetch: guarded.fetch });
+  call.response.once('close', () => void server.close().finally(() => guarded.close()));
   return server;
 }
 

@@ -1,6 +1,6 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { classifyAddress, stripBrackets } from '../net/address-policy.js';
+import { checkedFetch, systemResolve, type CheckedFetch, type ResolveHost } from '../net/checked-connect.js';
 
 /** A URL a client handed igw that the SSRF policy refuses (DESIGN §6). */
 export class RefusedMcpUrl extends Error {
@@ -15,7 +15,7 @@ export class RefusedMcpUrl extends Error {
  * net/address-policy.ts): http(s) only, and unless `allowPrivate` every address the host
  * resolves to must be public. Throws RefusedMcpUrl naming why.
  */
-export async function checkMcpUrl(text: string, allowPrivate: boolean): Promise<URL> {
+export async function checkMcpUrl(text: string, allowPrivate: boolean, resolve: ResolveHost = systemResolve): Promise<URL> {
   let url: URL;
   try {
     url = new URL(text);
@@ -29,7 +29,7 @@ export async function checkMcpUrl(text: string, allowPrivate: boolean): Promise<
   if (isIP(host) !== 0) addresses = [host];
   else {
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((answer) => answer.address);
+      addresses = (await resolve(host)).map((answer) => answer.address);
     } catch {
       throw new RefusedMcpUrl(`names a host ("${host}") that does not resolve`);
     }
@@ -43,15 +43,20 @@ export async function checkMcpUrl(text: string, allowPrivate: boolean): Promise<
 
 /**
  * The fetch the MCP client uses for a client-given server: every request's URL is checked again
- * (the transport may be pointed at another endpoint by the server) and redirects are not
- * followed, so the server cannot bounce igw to an internal address. The address is checked, not
- * pinned: a host whose DNS answer changes between the check and the connect is the residual
- * risk, as for any fetch through Node's resolver.
+ * (the transport may be pointed at another endpoint by the server; a refusal names why), redirects
+ * are not followed, so the server cannot bounce igw to an internal address, and every connection
+ * resolves and checks its host in one step (net/checked-connect.ts), so a DNS answer that changes
+ * after the check cannot move the connection to an internal address (DNS rebinding). `close`
+ * releases the pool's keep-alive sockets with the request.
  */
-export function guardedFetch(allowPrivate: boolean): typeof fetch {
-  return async (input, init) => {
-    const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    await checkMcpUrl(href, allowPrivate);
-    return fetch(input, { ...init, redirect: 'error' });
+export function guardedFetch(allowPrivate: boolean, resolve: ResolveHost = systemResolve): CheckedFetch {
+  const checked = checkedFetch(allowPrivate, resolve);
+  return {
+    fetch: async (input, init) => {
+      const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      await checkMcpUrl(href, allowPrivate, resolve);
+      return checked.fetch(input, { ...init, redirect: 'error' });
+    },
+    close: () => checked.close(),
   };
 }

@@ -55,10 +55,13 @@ const changes = {
     const native = held(key);
     reserve(native, labels.length);
     const dimensions = flat.length / Math.max(1, labels.length);
-    const point = new Array(dimensions);
+    const point = typedPoints ? null : new Array(dimensions);
     for (let row = 0; row < labels.length; row += 1) {
-      for (let column = 0; column < dimensions; column += 1) point[column] = flat[row * dimensions + column];
-      native.addPoint(point, labels[row]);
+      if (typedPoints) native.addPoint(flat.subarray(row * dimensions, (row + 1) * dimensions), labels[row]);
+      else {
+        for (let column = 0; column < dimensions; column += 1) point[column] = flat[row * dimensions + column];
+        native.addPoint(point, labels[row]);
+      }
       if ((row + 1) % addSlice === 0) await pause();
     }
     return native.getCurrentCount();
@@ -96,7 +99,8 @@ const reads = {
     const out = new Float32Array(labels.length * dimensions);
     labels.forEach((label, row) => {
       try {
-        out.set(native.getPoint(label), row * dimensions);
+        if (typedPoints) native.getPoint(label, out.subarray(row * dimensions, (row + 1) * dimensions));
+        else out.set(native.getPoint(label), row * dimensions);
       } catch {
         // not in the index (removed meanwhile): left zero
       }
@@ -135,6 +139,24 @@ function probeIndex() {
   probe.addPoint([1, 0], 7);
   probe.addPoint([0, 1], 9);
   return probe;
+}
+
+// That build also adds a Float32Array point and reads one back into a Float32Array, one copy each
+// (scripts/hnswlib-patches/typed-points.mjs): the stock build's element-by-element N-API reads made
+// the vector copy's fill at a store's open (store-data.ts) hold this thread 5–10 s at 100,000
+// chunks, and every search queued behind it (issue 16).
+const typedPoints = takesTypedPoints();
+
+function takesTypedPoints() {
+  try {
+    const probe = new HierarchicalNSW('cosine', 2);
+    probe.initIndex({ maxElements: 1, m: 2, efConstruction: 2, randomSeed: 100 });
+    probe.addPoint(new Float32Array([3, 4]), 5);
+    const out = new Float32Array(2);
+    return probe.getPoint(5, out) === out && Math.abs(out[1] - 0.8) < 1e-6;
+  } catch {
+    return false; // "must be an Array" / "Expected 1 arguments": the stock build
+  }
 }
 
 function takesFloat32Queries() {

@@ -69,8 +69,7 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
   // The lexical scores as of now (the best labels picked; any other label's score summed on demand).
   const lexicalCandidates = LEXICAL_CANDIDATES_PER_CANDIDATE * query.candidates;
   const lexical = query.weights.text > 0 ? data.lexicalScores(query.text, lexicalCandidates) : null;
-  const scored: Array<Candidate<F>> = [];
-  const best = new TopScores(query.keep);
+  const best = new BestChunks<F>(query.keep);
   let unitQuery: Float32Array | null = null;
   let columns: Int32Array | null = null;
   let noise = 0;
@@ -81,21 +80,19 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
     noise = data.knownNoiseLevel(unitQuery) ?? (await data.noiseLevel(unitQuery));
   }
   const neighbors = await walk;
-  const add = (label: number, semantic: number, lexicalScore = lexical === null ? 0 : lexical.get(label)): void => {
-    const slot = table.slotOf(label);
-    const file = slot === -1 ? undefined : query.acceptedFile(slot);
-    if (file === undefined) return;
-    const score = fuseScores(semantic, lexicalScore, weights);
-    scored.push({ fileId: table.fileId(slot), file, chunkIndex: label - table.start(slot), label, score, semantic, lexical: lexicalScore });
-    best.add(score);
-  };
 
   // The ANN hits come with their cosine.
   let lowestCosine = -1;
   const seen = new Set<number>();
   for (const neighbor of neighbors) {
-    seen.add(neighbor.label);
-    add(neighbor.label, calibrateCosine(neighbor.score, noise));
+    const label = neighbor.label;
+    seen.add(label);
+    const slot = table.slotOf(label);
+    const file = slot === -1 ? undefined : query.acceptedFile(slot);
+    if (file === undefined) continue;
+    const semantic = calibrateCosine(neighbor.score, noise);
+    const lexicalScore = lexical === null ? 0 : lexical.get(label);
+    best.offer(label, fuseScores(semantic, lexicalScore, weights), semantic, lexicalScore, file);
   }
   // A chunk the walk did not return is (up to ANN recall) no closer than its last hit.
   if (neighbors.length >= query.candidates) lowestCosine = neighbors[neighbors.length - 1]!.score;
@@ -113,53 +110,96 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
       if (seen.has(label)) continue;
       // The score it was ranked by (LexicalScores.get would sum it again from the postings).
       const lexicalScore = lexical.rankedScore;
-      if (unitQuery === null) {
-        add(label, 0, lexicalScore);
-        continue;
-      }
-      if (best.full && fuseScores(ceilingSemantic, lexicalScore, weights) <= best.lowest) break;
-      add(label, calibrateCosine(data.copiedCosine(unitQuery, label, columns) ?? (await data.cosineAt(unitQuery, label)), noise), lexicalScore);
+      if (unitQuery !== null && best.full && fuseScores(ceilingSemantic, lexicalScore, weights) <= best.lowest) break;
+      const slot = table.slotOf(label);
+      const file = slot === -1 ? undefined : query.acceptedFile(slot);
+      if (file === undefined) continue;
+      const semantic = unitQuery === null ? 0 : calibrateCosine(data.copiedCosine(unitQuery, label, columns) ?? (await data.cosineAt(unitQuery, label)), noise);
+      best.offer(label, fuseScores(semantic, lexicalScore, weights), semantic, lexicalScore, file);
     }
   }
 
-  scored.sort((left, right) => right.score - left.score || left.label - right.label);
-  const kept = scored.slice(0, query.keep);
   // Only the kept chunks' text is looked up: from the store's memory (chunk-texts.ts) without a
   // promise per hit, and a file not held there by one positional read through its open segment
   // (chunk-reader.ts), those all at once: such reads overlap. The hits are built field by field: a
   // rest/spread copy and an async closure per hit cost ~50 µs a search.
-  const texts = kept.map((hit) => data.heldText(hit.fileId, hit.chunkIndex));
-  if (texts.includes(undefined)) {
-    await Promise.all(kept.map(async (hit, index) => (texts[index] ??= await data.chunkText(hit.fileId, hit.chunkIndex))));
+  const kept = best.size;
+  const texts: Array<string | undefined> = [];
+  const fileIds: string[] = [];
+  const chunkIndexes: number[] = [];
+  for (let rank = 0; rank < kept; rank += 1) {
+    const label = best.labels[rank]!;
+    const slot = table.slotOf(label);
+    fileIds.push(table.fileId(slot));
+    chunkIndexes.push(label - table.start(slot));
+    texts.push(data.heldText(fileIds[rank]!, chunkIndexes[rank]!));
   }
-  return kept.map((hit, index) => ({ fileId: hit.fileId, file: hit.file, chunkIndex: hit.chunkIndex, score: hit.score, semantic: hit.semantic, lexical: hit.lexical, text: texts[index]! }));
+  if (texts.includes(undefined)) {
+    await Promise.all(texts.map(async (text, rank) => (texts[rank] = text ?? (await data.chunkText(fileIds[rank]!, chunkIndexes[rank]!)))));
+  }
+  const hits: Array<ScoredChunk<F>> = [];
+  for (let rank = 0; rank < kept; rank += 1) {
+    hits.push({
+      fileId: fileIds[rank]!,
+      file: best.files[rank]!,
+      chunkIndex: chunkIndexes[rank]!,
+      score: best.scores[rank]!,
+      semantic: best.semantics[rank]!,
+      lexical: best.lexicals[rank]!,
+      text: texts[rank]!,
+    });
+  }
+  return hits;
 }
 
-interface Candidate<F> extends Omit<ScoredChunk<F>, 'text'> {
-  label: number;
-}
+/**
+ * The `size` best chunks offered so far, best first: score descending, then label ascending (the
+ * order of the answer, so equal scores come back the same way every time). Kept in parallel
+ * arrays of at most `size` (50) entries, a chunk's fields written only while it is among them:
+ * the search offers ~100 chunks and keeps 10, and an object per offered chunk plus a sort of all
+ * of them was ~3% of the event loop's search time and most of its short-lived garbage (issue 16).
+ */
+class BestChunks<F> {
+  readonly labels: number[] = [];
+  readonly scores: number[] = [];
+  readonly semantics: number[] = [];
+  readonly lexicals: number[] = [];
+  readonly files: F[] = [];
 
-/** The `size` best scores seen so far, lowest last (a short sorted array: `size` is at most 50). */
-class TopScores {
-  private readonly scores: number[] = [];
+  constructor(private readonly capacity: number) {}
 
-  constructor(private readonly size: number) {}
+  get size(): number {
+    return this.labels.length;
+  }
 
   get full(): boolean {
-    return this.scores.length >= this.size;
+    return this.labels.length >= this.capacity;
   }
 
-  /** The lowest of the kept scores (meaningful once full). */
+  /** The lowest kept score (meaningful once full). */
   get lowest(): number {
     return this.scores[this.scores.length - 1] ?? 0;
   }
 
-  add(score: number): void {
-    if (this.full && score <= this.lowest) return;
-    let position = this.scores.length;
-    while (position > 0 && this.scores[position - 1]! < score) position -= 1;
-    this.scores.splice(position, 0, score);
-    if (this.scores.length > this.size) this.scores.pop();
+  offer(label: number, score: number, semantic: number, lexical: number, file: F): void {
+    const { labels, scores, semantics, lexicals, files } = this;
+    let position = labels.length;
+    while (position > 0 && (scores[position - 1]! < score || (scores[position - 1] === score && labels[position - 1]! > label))) position -= 1;
+    if (position >= this.capacity) return;
+    // One place down for those after it (the last falls off when full), by hand: five splices cost more.
+    let at = labels.length < this.capacity ? labels.length : this.capacity - 1;
+    for (; at > position; at -= 1) {
+      labels[at] = labels[at - 1]!;
+      scores[at] = scores[at - 1]!;
+      semantics[at] = semantics[at - 1]!;
+      lexicals[at] = lexicals[at - 1]!;
+      files[at] = files[at - 1]!;
+    }
+    labels[position] = label;
+    scores[position] = score;
+    semantics[position] = semantic;
+    lexicals[position] = lexical;
+    files[position] = file;
   }
 }
 

@@ -123,6 +123,22 @@ describe('batch runner', () => {
     expect(peak).toBeLessThanOrEqual(2);
   }, 30_000);
 
+  it('more than 10 rows at once share the batch\'s abort signal without a listener-leak warning', async () => {
+    // Each row's upstream call listens on the batch's one signal; Node warns past 10 listeners on an
+    // EventTarget ("MaxListenersExceededWarning"), which would land in the terminal of `igw serve`.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    cleanups.push(async () => void process.off('warning', onWarning));
+    const h = await harness(80, 16);
+    const { client } = await h.start();
+    const id = (await client.batches.create({ input_file_id: await uploadBatchFile(client, chatLines(32, 'up-chat')), endpoint: '/v1/chat/completions', completion_window: '24h' })).id;
+    const done = await waitForBatch(client, id);
+    expect(done.request_counts as unknown as Record<string, number>).toMatchObject({ succeeded: 32, errored: 0 });
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    expect(warnings.filter((text) => text.includes('MaxListeners'))).toEqual([]);
+  }, 30_000);
+
   it('cancel mid-run: cancelling → cancelled, finished rows kept, the rest listed as not run', async () => {
     const rows = 30;
     const h = await harness(80, 2);

@@ -11,7 +11,10 @@ import { randomIds } from '../../../src/util/ids.js';
 import { rejection } from '../../helpers/async.js';
 
 const dirs: string[] = [];
+/** Stores left open (a reopen stands for a restart): closed at the end, so no journal handle is left to the garbage collector. */
+const opened: FileStore[] = [];
 afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 const key = randomBytes(32);
@@ -20,7 +23,9 @@ const clock = { now: () => 1_700_000_000_000 };
 async function freshStore(dir?: string): Promise<{ dir: string; files: FileStore }> {
   const folder = dir ?? (await mkdtemp(path.join(tmpdir(), 'igw-unit-files-')));
   if (dir === undefined) dirs.push(folder);
-  return { dir: folder, files: await FileStore.open(folder, key, clock, randomIds) };
+  const files = await FileStore.open(folder, key, clock, randomIds);
+  opened.push(files);
+  return { dir: folder, files };
 }
 
 describe('FileStore', () => {

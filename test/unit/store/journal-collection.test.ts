@@ -10,7 +10,10 @@ interface Note {
 }
 
 const dirs: string[] = [];
+/** Collections left open on purpose (a reopen stands for a restart after SIGKILL): closed at the end, so no journal handle is left to the garbage collector. */
+const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
+  for (const collection of opened.splice(0)) await collection.close().catch(() => undefined);
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
@@ -20,12 +23,14 @@ async function folder(): Promise<string> {
   return dir;
 }
 
-function open(dir: string) {
-  return JournalCollection.open<Note, { counter: number }>(dir, 'notes', {
+async function open(dir: string) {
+  const collection = await JournalCollection.open<Note, { counter: number }>(dir, 'notes', {
     key: (note) => note.id,
     meta: { counter: 0 },
     legacy: (document) => ({ records: (document as { notes: Note[] }).notes, meta: { counter: 7 } }),
   });
+  opened.push(collection);
+  return collection;
 }
 
 async function lines(file: string): Promise<string[]> {

@@ -46,6 +46,18 @@ function takesRangeFilters(): boolean {
   }
 }
 
+/** Whether the installed addon adds a Float32Array point and reads one into a Float32Array (scripts/hnswlib-patches/typed-points.mjs). */
+function takesTypedPoints(): boolean {
+  const probe = new HierarchicalNSW('cosine', 2);
+  probe.initIndex({ maxElements: 1, m: 2, efConstruction: 2, randomSeed: 100 });
+  try {
+    probe.addPoint(new Float32Array([3, 4]) as unknown as number[], 5);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** 3,000 points at the store's parameters (M 16, efConstruction 100, ef 64), one of them deleted (the walk's non-bare path). */
 function walkedGraph(deleted: number): InstanceType<typeof HierarchicalNSW> {
   const index = new HierarchicalNSW('cosine', DIMENSIONS);
@@ -111,6 +123,39 @@ describe('the HNSW query as it reaches hnswlib', () => {
     }
     // A Float32Array of the wrong length is refused as an Array of it is.
     expect(() => index.searchKnn(new Float32Array(DIMENSIONS - 1) as unknown as number[], 5)).toThrow(/expected 384, but got 383/);
+  });
+
+  it.skipIf(!takesTypedPoints())('builds the same graph from Float32Array points as from Arrays, and reads each point back the same either way', () => {
+    type Index = InstanceType<typeof HierarchicalNSW>;
+    const build = (typed: boolean): Index => {
+      const index = new HierarchicalNSW('cosine', DIMENSIONS);
+      index.initIndex({ maxElements: 1_500, m: 16, efConstruction: 100, randomSeed: 100 });
+      // Typed points as views at an offset into one buffer, as the index thread adds a message's rows.
+      const flat = new Float32Array(1_500 * DIMENSIONS);
+      for (let label = 0; label < 1_500; label += 1) flat.set(vector(label), label * DIMENSIONS);
+      for (let label = 0; label < 1_500; label += 1) {
+        const row = flat.subarray(label * DIMENSIONS, (label + 1) * DIMENSIONS);
+        index.addPoint(typed ? (row as unknown as number[]) : Array.from(row), label);
+      }
+      index.setEf(64);
+      return index;
+    };
+    const byArrays = build(false);
+    const byTyped = build(true);
+    /** getPoint's typed form (the build's, not in hnswlib-node's types). */
+    const readInto = (label: number, out: Float32Array): unknown => (byTyped as unknown as { getPoint(label: number, out: Float32Array): unknown }).getPoint(label, out);
+    for (let seed = 9_000; seed < 9_020; seed += 1) expect(byTyped.searchKnn(vector(seed), 30)).toEqual(byArrays.searchKnn(vector(seed), 30));
+    // Read back into views at offsets of one buffer, as the vector copy's fill does: the stored (unit) points, bit for bit.
+    const out = new Float32Array(3 * DIMENSIONS);
+    for (const label of [0, 777, 1_499]) {
+      const view = out.subarray(DIMENSIONS, 2 * DIMENSIONS);
+      expect(readInto(label, view)).toBe(view);
+      expect(Array.from(view)).toEqual(byArrays.getPoint(label));
+    }
+    expect(out.subarray(0, DIMENSIONS).every((value) => value === 0) && out.subarray(2 * DIMENSIONS).every((value) => value === 0)).toBe(true);
+    // A missing label and a wrong-length view are refused, not half-written.
+    expect(() => readInto(1_500, out.subarray(0, DIMENSIONS))).toThrow(/Label not found/);
+    expect(() => readInto(3, new Float32Array(DIMENSIONS - 1))).toThrow(/Float32Array of the point's length/);
   });
 
   it.skipIf(!takesFloat32Queries())('gets the same neighbours and distances, bit for bit, for a sparse query however it is scored', () => {
