@@ -7,6 +7,7 @@
 // and a one-argument getPoint keep the stock behaviour.
 import path from 'node:path';
 import { editSource } from './edit-source.mjs';
+import { float32FirstArgument } from './float32-queries.mjs';
 
 const TYPED_OUT = `std::vector<float> vec = index_->getDataByLabel<float>(static_cast<size_t>(label));
       if (info.Length() == 2) {
@@ -24,21 +25,7 @@ export function acceptTypedPoints(sources) {
   return editSource(path.join(sources, 'addon.cc'), [
     {
       within: ['class HierarchicalNSW', 'Napi::Value addPoint', 'Napi::Value markDelete'],
-      edits: [
-        [
-          'if (!info[0].IsArray()) {',
-          'const bool typed = info[0].IsTypedArray() && info[0].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;\n    if (!info[0].IsArray() && !typed) {',
-        ],
-        [
-          'Napi::Array arr = info[0].As<Napi::Array>();\n    if (arr.Length() != dim_) {',
-          'const size_t length = typed ? info[0].As<Napi::Float32Array>().ElementLength() : info[0].As<Napi::Array>().Length();\n    if (length != dim_) {',
-        ],
-        ['std::to_string(arr.Length())', 'std::to_string(length)'],
-        [
-          'for (uint32_t i = 0; i < dim_; i++) {\n      Napi::Value val = arr[i];\n      vec[i] = val.As<Napi::Number>().FloatValue();\n    }',
-          'if (typed) {\n      const float* point = info[0].As<Napi::Float32Array>().Data();\n      std::copy(point, point + dim_, vec.begin());\n    } else {\n      Napi::Array arr = info[0].As<Napi::Array>();\n      for (uint32_t i = 0; i < dim_; i++) {\n        Napi::Value val = arr[i];\n        vec[i] = val.As<Napi::Number>().FloatValue();\n      }\n    }',
-        ],
-      ],
+      edits: float32FirstArgument('point'),
     },
     {
       within: ['class HierarchicalNSW', 'Napi::Value getPoint', 'Napi::Value getMaxElements'],
