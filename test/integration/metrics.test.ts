@@ -71,7 +71,13 @@ describe('GET /metrics', () => {
     const batch = await client.batches.create({ input_file_id: fileId, endpoint: '/v1/chat/completions', completion_window: '24h' });
     const done = await waitForBatch(client, batch.id);
     expect(done.request_counts).toMatchObject({ completed: 2, failed: 1 });
-    const { text } = await scrape(igw.url);
+    // The batch's record says completed a moment before its run ends its dashboard task (after
+    // the working log is removed), so the task counter is read once it has caught up.
+    let { text } = await scrape(igw.url);
+    for (let tries = 0; tries < 100 && sample(text, 'igw_tasks_total', { kind: 'batch', state: 'completed' }) === undefined; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      ({ text } = await scrape(igw.url));
+    }
     expect(sample(text, 'igw_batch_rows_total', { state: 'succeeded' })).toBe(2);
     expect(sample(text, 'igw_batch_rows_total', { state: 'errored' })).toBe(1);
     expect(sample(text, 'igw_tasks_total', { kind: 'batch', state: 'completed' })).toBe(1);
