@@ -27,12 +27,12 @@ export function embedText(text: string, dimensions: number = HASH_EMBED_DIMENSIO
   // One scratch vector, zeroed per call: embedding is synchronous, so no two calls share it at once.
   const vector = scratch.fill(0);
   const features = extractFeatures(text);
-  for (const [feature, count] of features) {
-    const hash = fnv1a32(feature);
+  for (const [key, count] of features) {
+    const hash = featureHash(key);
     const index = fmix32(hash) % HASH_EMBED_DIMENSIONS;
     // The sign comes from an independent mix of the hash, not from the bits that chose the index.
     const sign = fmix32(hash ^ 0x9e3779b9) & 1 ? -1 : 1;
-    vector[index]! += sign * weightOf(feature) * (1 + Math.log(count));
+    vector[index]! += sign * weightOf(key) * (1 + Math.log(count));
   }
   return normalise(vector, dimensions);
 }
@@ -43,35 +43,79 @@ const scratch = new Float64Array(HASH_EMBED_DIMENSIONS);
 const SURROGATE = /[\ud800-\udfff]/;
 const WORD_PREFIX = 'w:';
 const TRIGRAM_PREFIX = 't:';
-/** 't', the first unit of TRIGRAM_PREFIX. */
-const TRIGRAM_MARK = 0x74;
+/** FNV-1a's state after the bytes of TRIGRAM_PREFIX and of WORD_PREFIX. */
+const TRIGRAM_SEED = fnv1a32Continue(0x811c9dc5, TRIGRAM_PREFIX);
+const WORD_SEED = fnv1a32Continue(0x811c9dc5, WORD_PREFIX);
+/** Trigram keys from here up have a unit at or past 0x80; below it, three 7-bit units (a small integer). */
+const WIDE_TRIGRAMS = 0x200000;
 
-/** A feature's weight, told by its prefix (words and the empty feature weigh WORD_WEIGHT). */
-function weightOf(feature: string): number {
-  return feature.charCodeAt(0) === TRIGRAM_MARK ? TRIGRAM_WEIGHT : WORD_WEIGHT;
+/**
+ * A feature's key in the count map, one per feature as its prefixed text would be ("w:" + word,
+ * "t:" + trigram, the empty feature), without making that text (issue 16: two strings per
+ * feature were most of a query embedding's allocations):
+ * - a trigram of three BMP units that are not surrogates: a number (its units packed; below
+ *   WIDE_TRIGRAMS when all three are ASCII), whichever path made it;
+ * - any other trigram: its prefixed text "t:…";
+ * - a word: the word itself (a word is letters, marks and digits, so never "t:…" nor the empty feature);
+ * - EMPTY_FEATURE.
+ */
+type FeatureKey = number | string;
+
+/** A feature's weight: trigrams TRIGRAM_WEIGHT, words and the empty feature WORD_WEIGHT. */
+function weightOf(key: FeatureKey): number {
+  return typeof key === 'number' || key.startsWith(TRIGRAM_PREFIX) ? TRIGRAM_WEIGHT : WORD_WEIGHT;
+}
+
+/** fnv1a32 of the feature's prefixed text, as embedText hashed it when the text was made. */
+function featureHash(key: FeatureKey): number {
+  if (typeof key === 'number') {
+    if (key < WIDE_TRIGRAMS) return fnv1a32Units(TRIGRAM_SEED, key >> 14, (key >> 7) & 0x7f, key & 0x7f);
+    const packed = key - WIDE_TRIGRAMS;
+    return fnv1a32Units(TRIGRAM_SEED, Math.floor(packed / 0x100000000), Math.floor(packed / 0x10000) & 0xffff, packed % 0x10000);
+  }
+  if (key === EMPTY_FEATURE || key.startsWith(TRIGRAM_PREFIX)) return fnv1a32(key);
+  return fnv1a32Continue(WORD_SEED, key) >>> 0;
+}
+
+function isPlainUnit(code: number): boolean {
+  return code < 0xd800 || code > 0xdfff;
+}
+
+/** The number key of a trigram of three plain BMP units. */
+function trigramKey(first: number, second: number, third: number): number {
+  if ((first | second | third) < 0x80) return (first << 14) | (second << 7) | third;
+  return WIDE_TRIGRAMS + first * 0x100000000 + second * 0x10000 + third;
 }
 
 /**
- * Each feature (prefixed, so a word and a same-spelled trigram never share a key) and its count,
- * in first-seen order: the vector's sums are made in that order. Counts only, the weight read off
- * the prefix: an object per feature was a third of a query embedding's allocations (issue 16).
+ * Each feature's key and count, in first-seen order: the vector's sums are made in that order.
+ * Counts only, the weight read off the key: an object per feature was a third of a query
+ * embedding's allocations (issue 16).
  */
-function extractFeatures(text: string): Map<string, number> {
-  const features = new Map<string, number>();
-  const add = (feature: string): void => {
-    features.set(feature, (features.get(feature) ?? 0) + 1);
+function extractFeatures(text: string): Map<FeatureKey, number> {
+  const features = new Map<FeatureKey, number>();
+  const add = (key: FeatureKey): void => {
+    features.set(key, (features.get(key) ?? 0) + 1);
   };
   for (const word of wordTokens(text)) {
-    // Prefixes keep a word and a same-spelled trigram ("cat" vs "<ca") from sharing a bucket by design.
-    add(WORD_PREFIX + word);
-    const padded = `<${word}>`;
-    if (!SURROGATE.test(padded)) {
-      // One UTF-16 unit per character: a trigram is a substring (no array of letters per word).
-      for (let start = 0; start + 3 <= padded.length; start++) add(TRIGRAM_PREFIX + padded.substring(start, start + 3));
+    add(word);
+    if (!SURROGATE.test(word)) {
+      // The trigrams of "<word>", read off the word's units (the padding as its own units).
+      const last = word.length + 1;
+      for (let start = 0; start + 3 <= last + 1; start++) {
+        const first = start === 0 ? 0x3c : word.charCodeAt(start - 1);
+        const second = start + 1 === last ? 0x3e : word.charCodeAt(start);
+        const third = start + 2 === last ? 0x3e : word.charCodeAt(start + 1);
+        add(trigramKey(first, second, third));
+      }
       continue;
     }
-    const letters = Array.from(padded);
-    for (let start = 0; start + 3 <= letters.length; start++) add(TRIGRAM_PREFIX + letters.slice(start, start + 3).join(''));
+    const letters = Array.from(`<${word}>`);
+    for (let start = 0; start + 3 <= letters.length; start++) {
+      const [first, second, third] = [letters[start]!, letters[start + 1]!, letters[start + 2]!];
+      const plain = first.length === 1 && second.length === 1 && third.length === 1 && isPlainUnit(first.charCodeAt(0)) && isPlainUnit(second.charCodeAt(0)) && isPlainUnit(third.charCodeAt(0));
+      add(plain ? trigramKey(first.charCodeAt(0), second.charCodeAt(0), third.charCodeAt(0)) : TRIGRAM_PREFIX + first + second + third);
+    }
   }
   if (features.size === 0) add(EMPTY_FEATURE);
   return features;
@@ -95,7 +139,12 @@ function normalise(vector: Float64Array, dimensions: number): number[] {
  * a query embedding (an allocation and a native call for a few bytes).
  */
 export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
+  return fnv1a32Continue(0x811c9dc5, text) >>> 0;
+}
+
+/** FNV-1a's state after `hash` and then the UTF-8 bytes of `text` (see fnv1a32). */
+function fnv1a32Continue(start: number, text: string): number {
+  let hash = start;
   const length = text.length;
   for (let index = 0; index < length; index += 1) {
     let code = text.charCodeAt(index);
@@ -112,18 +161,33 @@ export function fnv1a32(text: string): number {
         code = 0xfffd;
       }
     }
-    if (code < 0x800) {
-      hash = Math.imul(hash ^ (0xc0 | (code >> 6)), 0x01000193);
-    } else if (code < 0x10000) {
-      hash = Math.imul(hash ^ (0xe0 | (code >> 12)), 0x01000193);
-      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
-    } else {
-      hash = Math.imul(hash ^ (0xf0 | (code >> 18)), 0x01000193);
-      hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), 0x01000193);
-      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
-    }
-    hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), 0x01000193);
+    hash = fnv1a32Code(hash, code);
   }
+  return hash;
+}
+
+/** The bytes of one code point of two or more UTF-8 bytes. */
+function fnv1a32Code(start: number, code: number): number {
+  let hash = start;
+  if (code < 0x800) {
+    hash = Math.imul(hash ^ (0xc0 | (code >> 6)), 0x01000193);
+  } else if (code < 0x10000) {
+    hash = Math.imul(hash ^ (0xe0 | (code >> 12)), 0x01000193);
+    hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+  } else {
+    hash = Math.imul(hash ^ (0xf0 | (code >> 18)), 0x01000193);
+    hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), 0x01000193);
+    hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+  }
+  return Math.imul(hash ^ (0x80 | (code & 0x3f)), 0x01000193);
+}
+
+/** fnv1a32 of `start` then three BMP units that are not surrogates (a trigram's). */
+function fnv1a32Units(start: number, first: number, second: number, third: number): number {
+  let hash = start;
+  hash = first < 0x80 ? Math.imul(hash ^ first, 0x01000193) : fnv1a32Code(hash, first);
+  hash = second < 0x80 ? Math.imul(hash ^ second, 0x01000193) : fnv1a32Code(hash, second);
+  hash = third < 0x80 ? Math.imul(hash ^ third, 0x01000193) : fnv1a32Code(hash, third);
   return hash >>> 0;
 }
 
