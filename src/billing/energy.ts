@@ -14,6 +14,8 @@ export interface EnvironmentImpact {
 
 /** Twelve significant digits: enough for micro-Wh requests, without binary-float noise on the wire. */
 function tidy(value: number): number {
+  // Zero (a route with no energy figures, e.g. local-embed) is zero at any precision: no string round trip (issue 16).
+  if (value === 0) return 0;
   return Number(value.toPrecision(12));
 }
 

@@ -91,7 +91,6 @@ export function peekedOf<T>(items: readonly T[]): PeekedStream<T> {
  */
 class AttemptContext implements CallContext {
   readonly abort: CallerAbort | undefined;
-  readonly requestId: string;
   // `declare`: no own property unless the caller set it (ES2022 fields would define each as undefined).
   declare readonly maxOutputTokens?: number | null;
   declare readonly reasoning?: boolean;
@@ -103,7 +102,6 @@ class AttemptContext implements CallContext {
     extras: CallExtras,
   ) {
     this.abort = scope.abort;
-    this.requestId = scope.requestId;
     // The keys the caller set, as the object spread this replaces copied them.
     const self = this as { -readonly [K in keyof CallExtras]: CallExtras[K] };
     if ('maxOutputTokens' in extras) self.maxOutputTokens = extras.maxOutputTokens;
@@ -113,5 +111,10 @@ class AttemptContext implements CallContext {
 
   get signal(): AbortSignal {
     return this.scope.signal;
+  }
+
+  /** Read through, like `signal`: an internal call draws its id only if an adapter reads it (vector-stores/internal-call.ts). */
+  get requestId(): string {
+    return this.scope.requestId;
   }
 }

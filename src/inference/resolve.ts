@@ -54,13 +54,26 @@ export function routesServing(
   method: keyof Pick<ProviderAdapter, 'embed' | 'rerank' | 'generateImages' | 'transcribe' | 'messages' | 'responses'>,
   endpoint: string,
 ): CandidateRoute[] {
-  const serving = candidates.filter((candidate) => {
-    try {
-      return typeof scope.deps.providers.get(candidate.providerId)[method] === 'function';
-    } catch {
-      return false;
+  // Usually every route serves: the list is then handed on as it is (callers only read it), with
+  // no filtered copy or closure per call (a search's query embedding comes through here, issue 16).
+  let serving: CandidateRoute[] | undefined;
+  for (let index = 0; index < candidates.length; index++) {
+    const candidate = candidates[index]!;
+    if (serves(scope, candidate, method)) {
+      serving?.push(candidate);
+    } else {
+      serving ??= candidates.slice(0, index);
     }
-  });
+  }
+  serving ??= candidates as CandidateRoute[];
   if (serving.length === 0) throw new GatewayError('INFERENCE_3104', `No provider of this model serves ${endpoint}.`);
   return serving;
+}
+
+function serves(scope: InferenceScope, candidate: CandidateRoute, method: keyof ProviderAdapter): boolean {
+  try {
+    return typeof scope.deps.providers.get(candidate.providerId)[method] === 'function';
+  } catch {
+    return false;
+  }
 }

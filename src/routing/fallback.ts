@@ -51,14 +51,16 @@ export async function tryRoutes<T>(
   options: TryRoutesOptions = {},
 ): Promise<Attempted<T>> {
   const clock = options.clock ?? options.health?.clock ?? systemClock;
-  const sleep = options.sleep ?? abortableSleep;
-  const backoff: BackoffPolicy = { ...DEFAULT_BACKOFF, ...options.backoff };
   const retrySingleRoute = options.retrySingleRoute ?? true;
   const maxAttempts = Math.max(1, options.maxAttempts ?? candidates.length + (retrySingleRoute && candidates.length === 1 ? 1 : 0));
 
+  // What only a failure needs is made at the first failure: most calls succeed at once, and a
+  // search's query embedding runs through here (issue 16). Every route tried that did not return
+  // failed, so the routes tried when this ends are the failed ones.
+  let backoff: BackoffPolicy | undefined;
   const failures: Failure[] = [];
-  const retryAfters: Array<number | undefined> = [];
-  const routesTried = new Set<string>();
+  let retryAfters: Array<number | undefined> | undefined;
+  let routesTried: Set<string> | undefined;
   let lastError: GatewayError | undefined;
   let position = 0;
   let retriedSameRoute = false;
@@ -66,7 +68,6 @@ export async function tryRoutes<T>(
   while (!signal.aborted && position < candidates.length && failures.length < maxAttempts) {
     const candidate = candidates[position]!;
     const key = routeKey(candidate);
-    routesTried.add(key);
     const startedAt = clock.now();
     try {
       const result = await attempt(candidate);
@@ -77,6 +78,9 @@ export async function tryRoutes<T>(
       if (isGatewayError(error) && isRouteFault(error) && !signal.aborted) options.health?.attemptFailed(key, error.code);
       // An abort is the client's doing, not the route's: rethrow without blaming the route.
       if (!isGatewayError(error) || !error.retryable || signal.aborted) throw error;
+      (routesTried ??= new Set()).add(key);
+      backoff ??= { ...DEFAULT_BACKOFF, ...options.backoff };
+      retryAfters ??= [];
       lastError = error;
       failures.push({ provider: candidate.providerId, code: error.code, message: error.message });
       const retryAfterMs = parseRetryAfterMs(retryAfterHeader(error.headers), clock.now());
@@ -92,7 +96,7 @@ export async function tryRoutes<T>(
       const waitMs = waitBeforeNextAttempt(failures.length - 1, retryAfterMs, backoff);
       if (waitMs > 0) {
         try {
-          await sleep(waitMs, signalOf(signal));
+          await (options.sleep ?? abortableSleep)(waitMs, signalOf(signal));
         } catch (sleepError) {
           if (!signal.aborted) throw sleepError;
         }
@@ -101,12 +105,13 @@ export async function tryRoutes<T>(
   }
 
   if (lastError === undefined) throw new GatewayError('SYSTEM_9003', 'The request was cancelled.');
-  if (signal.aborted || routesTried.size === 1) throw lastError;
+  const routesCount = routesTried?.size ?? 0;
+  if (signal.aborted || routesCount === 1) throw lastError;
   throw new GatewayError(
     'INFERENCE_3103',
-    `All ${routesTried.size} providers for this model failed (${failures.length} attempts); retry with backoff.`,
+    `All ${routesCount} providers for this model failed (${failures.length} attempts); retry with backoff.`,
     { attempts: failures },
-    { cause: lastError, headers: commonRetryAfter(retryAfters) },
+    { cause: lastError, headers: commonRetryAfter(retryAfters ?? []) },
   );
 }
 

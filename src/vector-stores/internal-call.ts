@@ -41,15 +41,14 @@ export async function callForAccount<T>(deps: InternalCallDeps, accountId: strin
   const account = deps.store.accounts.get(accountId);
   if (account === undefined) throw new GatewayError('AUTH_1008', `Account "${accountId}" no longer exists.`);
   const { name: planName, plan } = deps.ledger.plan(account);
-  const requestId = deps.ids.next('req_');
   const log: InferenceLog = {};
-  const scope = new InternalScope(deps, { keyId: options.keyId ?? '', account: accountId, scopes: [], vaultAccess: false }, account, planName, plan, requestId, log, options);
+  const scope = new InternalScope(deps, { keyId: options.keyId ?? '', account: accountId, scopes: [], vaultAccess: false }, account, planName, plan, log, options);
   const result = await run(scope);
   if (options.log !== undefined) {
     addInto(options.log, log);
   } else {
     const now = deps.clock.now();
-    const entry = requestLogEntry(now, requestId, options.endpoint, { keyId: options.keyId ?? null, account: account.id }, log, 200, now - started);
+    const entry = requestLogEntry(now, scope.requestId, options.endpoint, { keyId: options.keyId ?? null, account: account.id }, log, 200, now - started);
     deps.store.requestLog.append(entry);
     deps.activity.recordRequest(entry);
   }
@@ -66,6 +65,7 @@ class InternalScope implements InferenceScope {
   readonly abort: CallerAbort | undefined;
   readonly timing = { startedAt: performance.now(), upstreamMs: 0 };
   private made: AbortSignal | undefined;
+  private id: string | undefined;
 
   constructor(
     readonly deps: InternalCallDeps,
@@ -73,11 +73,19 @@ class InternalScope implements InferenceScope {
     readonly account: InferenceScope['account'],
     readonly planName: string,
     readonly plan: InferenceScope['plan'],
-    readonly requestId: string,
     readonly log: InferenceLog,
     private readonly options: InternalCallOptions,
   ) {
     this.abort = options.abort;
+  }
+
+  /**
+   * This call's id, drawn when first read: only a line of its own or an adapter that names its
+   * answer reads it, not a search's query embedding logged on the search's line (issue 16).
+   */
+  get requestId(): string {
+    this.id ??= this.deps.ids.next('req_');
+    return this.id;
   }
 
   /** The caller's signal, else its abort's (made now), else one of its own that nothing aborts. */
@@ -92,17 +100,16 @@ class InternalScope implements InferenceScope {
  * last call's model and route and carries the sum of tokens, money, energy and carbon.
  */
 function addInto(target: InferenceLog, call: InferenceLog): void {
-  Object.assign(target, {
-    model: call.model,
-    provider: call.provider,
-    route: call.route,
-    paid_with: call.paid_with,
-    input_tokens: (target.input_tokens ?? 0) + (call.input_tokens ?? 0),
-    eur: sumDecimalStrings(target.eur, call.eur ?? '0'),
-    energy: sumDecimalStrings(target.energy, call.energy ?? '0'),
-    energy_kwh: (target.energy_kwh ?? 0) + (call.energy_kwh ?? 0),
-    carbon_g_co2: (target.carbon_g_co2 ?? 0) + (call.carbon_g_co2 ?? 0),
-  });
+  // Field by field in the order the object literal it replaces had them (no object per call, issue 16).
+  target.model = call.model;
+  target.provider = call.provider;
+  target.route = call.route;
+  target.paid_with = call.paid_with;
+  target.input_tokens = (target.input_tokens ?? 0) + (call.input_tokens ?? 0);
+  target.eur = sumDecimalStrings(target.eur, call.eur ?? '0');
+  target.energy = sumDecimalStrings(target.energy, call.energy ?? '0');
+  target.energy_kwh = (target.energy_kwh ?? 0) + (call.energy_kwh ?? 0);
+  target.carbon_g_co2 = (target.carbon_g_co2 ?? 0) + (call.carbon_g_co2 ?? 0);
 }
 
 /** Money stays decimal (never floats): several calls on one request add up exactly. */

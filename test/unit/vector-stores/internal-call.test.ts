@@ -106,6 +106,25 @@ describe('the vector stores\' internal model calls run the pipeline', () => {
     expect(log).toMatchObject({ model: 'rr', provider: 'emb', route: 'emb/e-rerank', input_tokens: 69, eur: '68.5', paid_with: 'credits' });
   });
 
+  it('an id is drawn only when read: none for a search\'s query embedding, the same one for the adapter and a line of its own', async () => {
+    const { deps, lines } = fixture();
+    const drawn: string[] = [];
+    const next = deps.ids.next;
+    deps.ids = { next: (prefix) => (drawn.push(prefix), next(prefix)) };
+    const log: InferenceLog = {};
+    const inputs = ['query'];
+    const vectors = await embedTexts(deps, 'acct', 'vec', inputs, { endpoint: '/v1/vector_stores/{vector_store_id}/search', log });
+    expect(vectors).toEqual([[5]]);
+    expect(drawn).toEqual([]);
+    expect(log).toEqual({ model: 'vec', provider: 'emb', route: 'emb/e-embed', paid_with: 'credits', input_tokens: 1, eur: '1', energy: expect.any(String), energy_kwh: expect.any(Number), carbon_g_co2: expect.any(Number) });
+    const named: string[] = [];
+    deps.providers = fakeProviders({ emb: { embed: async (request, context) => (named.push(context.requestId, context.requestId), { vectors: request.input.map(() => [1]), promptTokens: 1 }) } });
+    await embedTexts(deps, 'acct', 'vec', ['a'], { endpoint: 'x' });
+    expect(drawn).toEqual(['req_']);
+    expect(named).toEqual([lines[0]!.request_id, lines[0]!.request_id]);
+    expect(lines[0]!.request_id).toMatch(/^req_\d+$/);
+  });
+
   it('hands the calling request\'s abort down to the provider: its signal (made when read) aborts with it', async () => {
     const { deps } = fixture();
     const seen: Array<{ abort: unknown; aborted: boolean }> = [];
