@@ -192,7 +192,7 @@ function fnv1a32Units(start: number, first: number, second: number, third: numbe
 }
 
 /** MurmurHash3's finaliser: spreads FNV's weak low bits across the word before the modulo. */
-function fmix32(value: number): number {
+export function fmix32(value: number): number {
   let hash = value >>> 0;
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);

@@ -1,19 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { embedText, fnv1a32 } from '../../../../src/providers/local/hash-embed.js';
+import { embedText, fmix32, fnv1a32 } from '../../../../src/providers/local/hash-embed.js';
 import { wordTokens } from '../../../../src/providers/local/word-tokens.js';
-
-/** MurmurHash3's finaliser, as hash-embed.ts mixes a feature's hash. */
-function fmix32(value: number): number {
-  let hash = value >>> 0;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
-}
 
 /**
  * local-embed as DESIGN §3 states it, with each feature as its text: "w:" + word, "t:" + each
