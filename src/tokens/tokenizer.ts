@@ -91,6 +91,8 @@ const TOKENS_PER_IMAGE = 765;
 export const LONG_PIECE = 64;
 /** Text without such a run cannot hold a long piece: the common case takes one plain encode. */
 const LONG_RUN = /\S{63,}|\s{63,}/;
+/** The shortest text LONG_RUN can match: a shorter one (a search query) skips the scan (issue 16). */
+const LONG_RUN_LENGTH = 63;
 
 let piecePattern: RegExp | undefined;
 
@@ -123,7 +125,7 @@ function encodePlain(text: string): number[] {
 
 /** Encodes text; special-token text (e.g. `<|endoftext|>`) is treated as plain text. */
 export function encodeTokens(text: string): number[] {
-  if (!LONG_RUN.test(text)) return encodePlain(text);
+  if (text.length < LONG_RUN_LENGTH || !LONG_RUN.test(text)) return encodePlain(text);
   const tokens: number[] = [];
   const pattern = splitPattern();
   pattern.lastIndex = 0;
