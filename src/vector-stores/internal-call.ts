@@ -42,7 +42,7 @@ export async function callForAccount<T>(deps: InternalCallDeps, accountId: strin
   if (account === undefined) throw new GatewayError('AUTH_1008', `Account "${accountId}" no longer exists.`);
   const { name: planName, plan } = deps.ledger.plan(account);
   const log: InferenceLog = {};
-  const scope = new InternalScope(deps, { keyId: options.keyId ?? '', account: accountId, scopes: [], vaultAccess: false }, account, planName, plan, log, options);
+  const scope = new InternalScope(deps, account, planName, plan, log, options);
   const result = await run(scope);
   if (options.log !== undefined) {
     addInto(options.log, log);
@@ -66,10 +66,10 @@ class InternalScope implements InferenceScope {
   readonly timing = { startedAt: performance.now(), upstreamMs: 0 };
   private made: AbortSignal | undefined;
   private id: string | undefined;
+  private caller: InferenceScope['principal'] | undefined;
 
   constructor(
     readonly deps: InternalCallDeps,
-    readonly principal: InferenceScope['principal'],
     readonly account: InferenceScope['account'],
     readonly planName: string,
     readonly plan: InferenceScope['plan'],
@@ -77,6 +77,12 @@ class InternalScope implements InferenceScope {
     private readonly options: InternalCallOptions,
   ) {
     this.abort = options.abort;
+  }
+
+  /** The key whose request caused the work, acting for the account with no scopes; made when first read (the embedding stages never read it, issue 16). */
+  get principal(): InferenceScope['principal'] {
+    this.caller ??= { keyId: this.options.keyId ?? '', account: this.account.id, scopes: [], vaultAccess: false };
+    return this.caller;
   }
 
   /**
