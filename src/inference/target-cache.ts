@@ -56,21 +56,7 @@ export class TargetCache {
     readonly providers: Config['providers'],
   ) {}
 
-  /** The last lookup made with frozen types and routing (constants of a call site), repeated without building its key. */
-  private last: { requested: string; plan: PlanConfig; types: readonly ModelType[]; routing: TargetRouting; entry: StaticTarget } | undefined;
-
   lookup(requested: string, plan: PlanConfig, planName: string, types: readonly ModelType[], routing: TargetRouting): StaticTarget {
-    // Frozen arguments cannot have changed since: the same identities are the same key, and an
-    // entry once built is the one the map holds or an equal rebuild (a search's query embedding
-    // asks the same each time, issue 16).
-    const last = this.last;
-    if (last !== undefined && last.requested === requested && last.plan === plan && last.types === types && last.routing === routing) return last.entry;
-    const entry = this.lookupKeyed(requested, plan, planName, types, routing);
-    if (Object.isFrozen(types) && Object.isFrozen(routing)) this.last = { requested, plan, types, routing, entry };
-    return entry;
-  }
-
-  private lookupKeyed(requested: string, plan: PlanConfig, planName: string, types: readonly ModelType[], routing: TargetRouting): StaticTarget {
     let entries = this.byPlan.get(plan);
     if (entries === undefined) {
       entries = new Map();

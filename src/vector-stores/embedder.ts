@@ -10,7 +10,7 @@ export const EMBED_BATCH_SIZE = 64;
 
 export type EmbedOptions = InternalCallOptions;
 
-/** resolveTarget's arguments, the same on every call: made once, not per call. */
+/** resolveTarget's arguments, the same on every call: made once, not per call (frozen: nothing may change them). */
 const EMBEDDINGS: readonly ['embeddings'] = Object.freeze(['embeddings'] as const);
 const BY_PRICE = Object.freeze({ order: 'price' } as const);
 

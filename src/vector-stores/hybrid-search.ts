@@ -64,6 +64,11 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
   // sides of one search use both cores, and eight searches in flight do not queue their walks here.
   const table = data.fileTable;
   const acceptSlot = (slot: number): boolean => query.acceptedFile(slot) !== undefined;
+  /** The accepted file of a label's chunk; undefined when its file is gone or filtered out. */
+  const fileOf = (label: number): F | undefined => {
+    const slot = table.slotOf(label);
+    return slot === -1 ? undefined : query.acceptedFile(slot);
+  };
   const walk: Promise<Neighbor[]> = semanticOn ? data.nearest(query.vector!, query.candidates, query.filtered ? acceptSlot : undefined) : Promise.resolve([]);
   walk.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
   // The lexical scores as of now (the best labels picked; any other label's score summed on demand).
@@ -87,8 +92,7 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
   for (const neighbor of neighbors) {
     const label = neighbor.label;
     seen.add(label);
-    const slot = table.slotOf(label);
-    const file = slot === -1 ? undefined : query.acceptedFile(slot);
+    const file = fileOf(label);
     if (file === undefined) continue;
     const semantic = calibrateCosine(neighbor.score, noise);
     const lexicalScore = lexical === null ? 0 : lexical.get(label);
@@ -102,17 +106,13 @@ export async function searchStore<F>(data: StoreData, query: StoreQuery<F>): Pro
   if (lexical !== null) {
     const ceilingSemantic = lowestCosine < 0 ? 1 : calibrateCosine(lowestCosine, noise);
     // Best first, each file looked up only when its label is reached (most are cut).
-    const acceptLabel = (label: number): boolean => {
-      const slot = table.slotOf(label);
-      return slot !== -1 && acceptSlot(slot);
-    };
+    const acceptLabel = (label: number): boolean => fileOf(label) !== undefined;
     for (const label of lexical.ranked(lexicalCandidates, acceptLabel)) {
       if (seen.has(label)) continue;
       // The score it was ranked by (LexicalScores.get would sum it again from the postings).
       const lexicalScore = lexical.rankedScore;
       if (unitQuery !== null && best.full && fuseScores(ceilingSemantic, lexicalScore, weights) <= best.lowest) break;
-      const slot = table.slotOf(label);
-      const file = slot === -1 ? undefined : query.acceptedFile(slot);
+      const file = fileOf(label);
       if (file === undefined) continue;
       const semantic = unitQuery === null ? 0 : calibrateCosine(data.copiedCosine(unitQuery, label, columns) ?? (await data.cosineAt(unitQuery, label)), noise);
       best.offer(label, fuseScores(semantic, lexicalScore, weights), semantic, lexicalScore, file);
